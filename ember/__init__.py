@@ -1,0 +1,147 @@
+"""ember: a small, readable deep-learning framework.
+
+PyTorch-style eager tensors over NumPy, with the insides that the classic framework-internals
+write-ups describe: dumb storages, strided views, allocators, zero-copy borders.
+
+>>> import ember
+>>> a = ember.ones((3, 3))
+>>> b = a.view(9)
+>>> a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+True
+"""
+
+from . import memory
+from ._core.allocator import empty_cache, memory_stats, reset_peak_memory_stats
+from ._core.creation import (
+    empty,
+    empty_like,
+    empty_strided,
+    full,
+    full_like,
+    ones,
+    ones_like,
+    zeros,
+    zeros_like,
+)
+from ._core.device import Device, device
+from ._core.dtype import (
+    DType,
+    bfloat16,
+    can_cast,
+    cdouble,
+    cfloat,
+    complex64,
+    complex128,
+    default_dtype,
+    double,
+    finfo,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    half,
+    iinfo,
+    int8,
+    int16,
+    int32,
+    int64,
+    isdtype,
+    long,
+    promote_types,
+    result_type,
+    set_default_dtype,
+    short,
+    string,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+from ._core.dtype import bool_ as bool  # noqa: A004 - PyTorch's name for the dtype
+from ._core.dtype import float32 as float  # noqa: A004
+from ._core.dtype import int32 as int  # noqa: A004
+from ._core.printing import get_printoptions, printoptions, set_printoptions
+from ._core.shape import Size, broadcast_shapes
+from ._core.storage import Storage, UntypedStorage
+from ._core.tensor import Tensor, tensor
+from .interop.numpy import as_tensor, from_numpy, frombuffer
+
+dtype = DType
+
+__version__ = "0.1.0"
+
+
+def is_tensor(obj: object) -> bool:
+    """True for ember tensors.
+
+    >>> is_tensor(tensor(1.0)), is_tensor(1.0)
+    (True, False)
+    """
+    return isinstance(obj, Tensor)
+
+
+__all__ = [
+    "DType",
+    "Device",
+    "Size",
+    "Storage",
+    "Tensor",
+    "UntypedStorage",
+    "as_tensor",
+    "bfloat16",
+    "bool",
+    "broadcast_shapes",
+    "can_cast",
+    "cdouble",
+    "cfloat",
+    "complex64",
+    "complex128",
+    "default_dtype",
+    "device",
+    "double",
+    "dtype",
+    "empty",
+    "empty_cache",
+    "empty_like",
+    "empty_strided",
+    "finfo",
+    "float",
+    "float16",
+    "float32",
+    "float64",
+    "from_numpy",
+    "frombuffer",
+    "full",
+    "full_like",
+    "get_default_dtype",
+    "get_printoptions",
+    "half",
+    "iinfo",
+    "int",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "is_tensor",
+    "isdtype",
+    "long",
+    "memory",
+    "memory_stats",
+    "ones",
+    "ones_like",
+    "printoptions",
+    "promote_types",
+    "reset_peak_memory_stats",
+    "result_type",
+    "set_default_dtype",
+    "set_printoptions",
+    "short",
+    "string",
+    "tensor",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "zeros",
+    "zeros_like",
+]

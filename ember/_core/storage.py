@@ -1,0 +1,263 @@
+"""Storage: refcounted raw bytes on a device, knowing nothing of dtype or shape.
+
+A storage may be born without memory and allocate on first use (caffe2's ``mutable_data``);
+a meta storage never allocates. The memory goes back to its allocator when the storage and
+every view of it (ember tensors and NumPy arrays alike) are gone.
+
+String storages are the one exception to "just bytes": like TensorFlow's allocator, which
+runs element constructors for ``string`` tensors, they hold Python ``bytes`` objects, one per
+8-byte slot, each initialised to ``b""``.
+
+>>> s = Storage(4)
+>>> s.fill_(7).tolist()
+[7, 7, 7, 7]
+"""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+
+from . import allocator as _alloc
+from .device import CPU, Device, as_device
+
+__all__ = ["OBJECT_SLOT_BYTES", "Storage", "UntypedStorage"]
+
+OBJECT_SLOT_BYTES = 8  # one PyObject pointer per string element
+
+
+class Storage:
+    """Untyped bytes: ``nbytes``, a device, an allocator, and (once allocated) the memory."""
+
+    __slots__ = ("__weakref__", "_allocator", "_data", "_device", "_holds_objects", "_nbytes", "_readonly", "_version")
+
+    def __init__(
+        self,
+        nbytes: int,
+        *,
+        device: Device | str | None = None,
+        allocator: _alloc.Allocator | None = None,
+        lazy: bool = False,
+        holds_objects: bool = False,
+    ) -> None:
+        if isinstance(nbytes, bool) or not isinstance(nbytes, int):
+            raise TypeError(f"Storage(): argument 'nbytes' must be int, not {type(nbytes).__name__}")
+        if nbytes < 0:
+            raise ValueError(f"Storage(): argument 'nbytes' must be non-negative, got {nbytes}")
+        self._nbytes = nbytes
+        self._device = as_device(device, op="Storage")
+        self._allocator = allocator
+        self._data: _alloc.DataPtr | None = None
+        self._readonly = False
+        self._holds_objects = holds_objects
+        self._version = 0
+        if self._device.type != "meta":
+            if allocator is None:
+                self._allocator = _alloc.get_allocator(self._device)
+            if not lazy:
+                self._materialize()
+
+    @classmethod
+    def _from_dataptr(cls, data: _alloc.DataPtr, *, device: Device = CPU, readonly: bool = False, holds_objects: bool = False) -> Storage:
+        """A storage over memory that already exists (from-blob, unpickling, NumPy)."""
+        self = cls.__new__(cls)
+        self._nbytes = data.buffer.nbytes if not holds_objects else data.buffer.size * OBJECT_SLOT_BYTES
+        self._device = device
+        self._allocator = data.allocator
+        self._data = data
+        self._readonly = readonly
+        self._holds_objects = holds_objects
+        self._version = 0
+        return self
+
+    # -- memory --------------------------------------------------------------------
+
+    def _materialize(self) -> _alloc.DataPtr:
+        data = self._data
+        if data is not None:
+            return data
+        if self._device.type == "meta":
+            raise RuntimeError(
+                "Cannot access data of a storage on the meta device: meta tensors hold shape and dtype only "
+                "(create the tensor on 'cpu' to get values)"
+            )
+        if self._holds_objects:
+            data = _allocate_objects(self._allocator, self._nbytes // OBJECT_SLOT_BYTES)
+        else:
+            data = self._allocator.allocate(self._nbytes)
+        self._data = data
+        return data
+
+    def _buffer(self) -> np.ndarray:
+        """The flat NumPy array over this storage's memory (uint8, or object for strings)."""
+        data = self._data
+        return data.buffer if data is not None else self._materialize().buffer
+
+    @property
+    def is_allocated(self) -> bool:
+        return self._data is not None
+
+    # -- queries -------------------------------------------------------------------
+
+    @property
+    def device(self) -> Device:
+        return self._device
+
+    @property
+    def is_meta(self) -> bool:
+        return self._device.type == "meta"
+
+    @property
+    def allocator(self) -> _alloc.Allocator | None:
+        return self._allocator
+
+    def nbytes(self) -> int:
+        return self._nbytes
+
+    size = nbytes
+    __len__ = nbytes
+
+    def element_size(self) -> int:
+        return 1
+
+    def data_ptr(self) -> int:
+        """The address of the first byte (0 for meta and zero-byte storages)."""
+        if self._device.type == "meta" or self._nbytes == 0:
+            return 0
+        return self._materialize().address
+
+    def is_shared(self) -> bool:
+        return bool(getattr(self._allocator, "is_shared", False))
+
+    def is_readonly(self) -> bool:
+        return self._readonly
+
+    def tolist(self) -> list:
+        if self._holds_objects:
+            return self._buffer().tolist()
+        return self._buffer().tolist()
+
+    def __repr__(self) -> str:
+        kind = "objects, " if self._holds_objects else ""
+        state = "" if self._data is not None or self.is_meta else ", unallocated"
+        return f"ember.UntypedStorage({kind}nbytes={self._nbytes}, device='{self._device}'{state})"
+
+    # -- writes --------------------------------------------------------------------
+
+    def _check_writable(self, op: str) -> None:
+        if self._readonly:
+            raise RuntimeError(
+                f"{op}: cannot write to a read-only storage (its memory was lent read-only, e.g. by a "
+                f"read-only NumPy array or a DLPack producer); clone() it to get a writable copy"
+            )
+
+    def fill_(self, value: int) -> Storage:
+        """Set every byte to ``value`` (0-255)."""
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 255:
+            raise ValueError(f"Storage.fill_(): argument 'value' must be an int in [0, 255], got {value!r}")
+        if self._holds_objects:
+            raise RuntimeError("Storage.fill_(): a string storage holds objects, not bytes")
+        self._check_writable("Storage.fill_()")
+        if not self.is_meta:
+            self._buffer().fill(value)
+        self._version += 1
+        return self
+
+    def copy_(self, src: Storage) -> Storage:
+        """Copy ``src``'s bytes into this storage (same nbytes)."""
+        if not isinstance(src, Storage):
+            raise TypeError(f"Storage.copy_(): argument 'src' must be Storage, not {type(src).__name__}")
+        if src._nbytes != self._nbytes or src._holds_objects != self._holds_objects:
+            raise RuntimeError(f"Storage.copy_(): size mismatch, expected {self._nbytes} bytes but src has {src._nbytes}")
+        self._check_writable("Storage.copy_()")
+        if src.is_meta and not self.is_meta:
+            raise NotImplementedError("Storage.copy_(): Cannot copy out of meta storage; no data!")
+        if not self.is_meta:
+            np.copyto(self._buffer(), src._buffer())
+        self._version += 1
+        return self
+
+    def resize_(self, nbytes: int) -> Storage:
+        """Grow or shrink to ``nbytes``, keeping the common prefix of the old contents."""
+        if isinstance(nbytes, bool) or not isinstance(nbytes, int) or nbytes < 0:
+            raise ValueError(f"Storage.resize_(): argument 'nbytes' must be a non-negative int, got {nbytes!r}")
+        self._check_writable("Storage.resize_()")
+        if nbytes == self._nbytes:
+            return self
+        if self.is_meta or self._data is None:
+            self._nbytes = nbytes
+            return self
+        old = self._data.buffer
+        if self._holds_objects:
+            count = nbytes // OBJECT_SLOT_BYTES
+            new = _allocate_objects(self._allocator, count)
+            keep = min(count, old.size)
+        else:
+            new = self._allocator.allocate(nbytes)
+            keep = min(nbytes, old.size)
+        new.buffer[:keep] = old[:keep]
+        self._data = new
+        self._nbytes = nbytes
+        self._version += 1
+        return self
+
+    def clone(self) -> Storage:
+        out = Storage(self._nbytes, device=self._device, lazy=True, holds_objects=self._holds_objects)
+        if not self.is_meta:
+            out._buffer()[...] = self._buffer()
+        return out
+
+    # -- pickling: bytes travel as one PickleBuffer (out-of-band with protocol 5) -------
+
+    def __reduce_ex__(self, protocol: int):
+        if self.is_meta:
+            return (_rebuild_meta_storage, (self._nbytes, self._holds_objects))
+        if self._holds_objects:
+            return (_rebuild_object_storage, (self._buffer().tolist(),))
+        buffer = self._buffer()
+        if protocol >= 5:
+            return (_rebuild_storage, (pickle.PickleBuffer(buffer),))
+        return (_rebuild_storage, (buffer.tobytes(),))
+
+    def __deepcopy__(self, memo: dict) -> Storage:
+        copied = memo.get(id(self))
+        if copied is None:
+            copied = memo[id(self)] = self.clone()
+        return copied
+
+
+UntypedStorage = Storage
+
+
+def _allocate_objects(allocator: _alloc.Allocator | None, count: int) -> _alloc.DataPtr:
+    """Allocate ``count`` object slots and run the element constructor (``b""``) on each."""
+    slots = np.empty(count, dtype=object)
+    slots.fill(b"")
+    address = slots.ctypes.data if count else 0
+    return _alloc.DataPtr(address, slots, slots, allocator)
+
+
+def _rebuild_storage(data) -> Storage:
+    """Wrap unpickled bytes without a copy when they are writable; copy read-only ones."""
+    view = memoryview(data)
+    if view.readonly:
+        buffer = np.frombuffer(view, np.uint8)
+        storage = Storage(buffer.nbytes)
+        storage._buffer()[...] = buffer
+        return storage
+    buffer = np.frombuffer(view, np.uint8)
+    address = buffer.ctypes.data if buffer.size else 0
+    return Storage._from_dataptr(_alloc.DataPtr(address, buffer, buffer.base, None))
+
+
+def _rebuild_object_storage(items: list) -> Storage:
+    storage = Storage(len(items) * OBJECT_SLOT_BYTES, holds_objects=True)
+    buffer = storage._buffer()
+    for i, item in enumerate(items):
+        buffer[i] = item
+    return storage
+
+
+def _rebuild_meta_storage(nbytes: int, holds_objects: bool) -> Storage:
+    return Storage(nbytes, device="meta", holds_objects=holds_objects)

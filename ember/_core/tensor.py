@@ -1,0 +1,616 @@
+"""Tensor: a strided view over a Storage.
+
+A tensor is (storage, storage_offset, shape, strides in elements, dtype) plus room for
+autograd metadata. Views share their storage, so writing through one is seen through all,
+and they share the storage's version counter, which every in-place write bumps.
+
+>>> t = tensor([[1.0, 2.0], [3.0, 4.0]])
+>>> t.shape, t.stride(), t.dtype
+(ember.Size([2, 2]), (2, 1), ember.float32)
+>>> t
+tensor([[1., 2.],
+        [3., 4.]])
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided as _np_as_strided
+
+from . import dtype as _dt
+from . import indexing, printing, views
+from .device import Device, as_device
+from .shape import (
+    Size,
+    broadcast_shapes,
+    contiguous_strides,
+    is_contiguous,
+    is_non_overlapping_and_dense,
+)
+from .storage import OBJECT_SLOT_BYTES, Storage
+
+__all__ = ["Tensor", "empty_tensor", "make_tensor", "tensor"]
+
+
+class Tensor:
+    """An n-dimensional array: a view (offset, shape, strides, dtype) over a Storage."""
+
+    __slots__ = ("__weakref__", "_base", "_dtype", "_offset", "_requires_grad", "_shape", "_storage", "_stride", "grad", "grad_fn")
+
+    def __new__(cls, *args, **kwargs):
+        if args or kwargs:
+            raise TypeError("Tensor(): build tensors with ember.tensor(data), ember.empty(*size) or ember.from_numpy(array)")
+        return object.__new__(cls)
+
+    # -- identity ------------------------------------------------------------------
+
+    @property
+    def shape(self) -> Size:
+        return self._shape
+
+    def size(self, dim: int | None = None):
+        if dim is None:
+            return self._shape
+        return self._shape[views.wrap(dim, len(self._shape), "size")]
+
+    def stride(self, dim: int | None = None):
+        if dim is None:
+            return self._stride
+        return self._stride[views.wrap(dim, len(self._shape), "stride")]
+
+    def storage_offset(self) -> int:
+        return self._offset
+
+    @property
+    def dtype(self) -> _dt.DType:
+        return self._dtype
+
+    @property
+    def device(self) -> Device:
+        return self._storage._device
+
+    @property
+    def is_meta(self) -> bool:
+        return self._storage._device.type == "meta"
+
+    @property
+    def is_cpu(self) -> bool:
+        return self._storage._device.type == "cpu"
+
+    @property
+    def is_cuda(self) -> bool:
+        return self._storage._device.type == "cuda"
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    def dim(self) -> int:
+        return len(self._shape)
+
+    def numel(self) -> int:
+        n = 1
+        for s in self._shape:
+            n *= s
+        return n
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.numel() * self._dtype.itemsize
+
+    def data_ptr(self) -> int:
+        base = self._storage.data_ptr()
+        return base + self._offset * self._dtype.itemsize if base else 0
+
+    def untyped_storage(self) -> Storage:
+        return self._storage
+
+    storage = untyped_storage
+
+    def is_contiguous(self) -> bool:
+        return is_contiguous(self._shape, self._stride)
+
+    @property
+    def _version(self) -> int:
+        return self._storage._version
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag: bool) -> None:
+        if flag and not (self._dtype.is_floating_point or self._dtype.is_complex):
+            raise RuntimeError(f"only Tensors of floating point and complex dtype can require gradients, got {self._dtype}")
+        self._requires_grad = bool(flag)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    # -- views ---------------------------------------------------------------------
+
+    def _view(self, shape, stride, offset: int, dtype: _dt.DType | None = None) -> Tensor:
+        """A new tensor over the same storage; views of views keep the root as ``_base``."""
+        out = object.__new__(Tensor)
+        out._storage = self._storage
+        out._offset = offset
+        out._shape = Size(shape)
+        out._stride = tuple(stride)
+        out._dtype = self._dtype if dtype is None else dtype
+        out._base = self if self._base is None else self._base
+        out._requires_grad = False
+        out.grad = None
+        out.grad_fn = None
+        return out
+
+    view = views.view
+    view_as = views.view_as
+    reshape = views.reshape
+    reshape_as = views.reshape_as
+    flatten = views.flatten
+    unflatten = views.unflatten
+    squeeze = views.squeeze
+    unsqueeze = views.unsqueeze
+    transpose = views.transpose
+    swapaxes = views.transpose
+    swapdims = views.transpose
+    permute = views.permute
+    movedim = views.movedim
+    moveaxis = views.movedim
+    t = views.t
+    T = property(views.T)
+    mT = property(views.mT)
+    expand = views.expand
+    expand_as = views.expand_as
+    broadcast_to = views.broadcast_to
+    narrow = views.narrow
+    select = views.select
+    unbind = views.unbind
+    split = views.split
+    chunk = views.chunk
+    tensor_split = views.tensor_split
+    diagonal = views.diagonal
+    unfold = views.unfold
+    as_strided = views.as_strided
+    __getitem__ = indexing.getitem
+
+    def __setitem__(self, key, value) -> None:
+        indexing.setitem(self, key, value)
+
+    # -- memory as NumPy -------------------------------------------------------------
+
+    def _numpy_view(self) -> np.ndarray:
+        """A NumPy array over this tensor's elements (no checks beyond having data)."""
+        buffer = self._storage._buffer()
+        dtype = self._dtype
+        if dtype is _dt.string:
+            strides = tuple(s * OBJECT_SLOT_BYTES for s in self._stride)
+            return _np_as_strided(buffer[self._offset :], self._shape, strides)
+        size = dtype.itemsize
+        return np.ndarray(self._shape, dtype.numpy_dtype, buffer, self._offset * size, tuple(s * size for s in self._stride))
+
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """A NumPy array sharing this tensor's memory (zero-copy).
+
+        >>> t = tensor([1, 2, 3])
+        >>> a = t.numpy(); a[0] = 10
+        >>> t.tolist()
+        [10, 2, 3]
+        """
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        if self._storage._device.type != "cpu":
+            raise TypeError(
+                f"can't convert {self._storage._device.type} device type tensor to numpy: "
+                f"{'meta tensors hold shape and dtype only, no data' if self.is_meta else 'use Tensor.cpu() to copy the tensor to host memory first'}"
+            )
+        return self._numpy_view()
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        array = self.numpy()
+        if dtype is not None and np.dtype(dtype) != array.dtype:
+            if copy is False:
+                raise ValueError(f"__array__(): converting {self._dtype} to {np.dtype(dtype)} needs a copy, but copy=False")
+            return array.astype(dtype)
+        return array.copy() if copy else array
+
+    @property
+    def __array_interface__(self) -> dict:
+        # Only for what NumPy can describe this way; the rest falls back to __array__.
+        dtype = self._dtype
+        if dtype is _dt.string or dtype is _dt.bfloat16 or self._requires_grad or self._storage._device.type != "cpu" or self.numel() == 0:
+            raise AttributeError("__array_interface__")
+        size = dtype.itemsize
+        strides = None if self.is_contiguous() else tuple(s * size for s in self._stride)
+        return {
+            "data": (self.data_ptr(), self._storage._readonly),
+            "shape": tuple(self._shape),
+            "strides": strides,
+            "typestr": dtype.numpy_dtype.str,
+            "version": 3,
+        }
+
+    # -- Python scalars and containers ---------------------------------------------
+
+    def item(self):
+        if self.numel() != 1:
+            raise RuntimeError(f"item(): a Tensor with {self.numel()} elements cannot be converted to Scalar")
+        value = self.numpy(force=True).reshape(-1)[0]
+        return _to_python_scalar(value, self._dtype)
+
+    def tolist(self):
+        array = self.numpy(force=True)
+        if self._dtype is _dt.bfloat16 or self._dtype is _dt.float16:
+            array = array.astype(np.float32)
+        return array.tolist()
+
+    def __len__(self) -> int:
+        if not self._shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self._shape[0]
+
+    def __iter__(self):
+        if not self._shape:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(views.unbind(self, 0))
+
+    def __bool__(self) -> bool:
+        n = self.numel()
+        if n != 1:
+            what = "no values" if n == 0 else "more than one value"
+            raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous")
+        return bool(self.item())
+
+    def __index__(self) -> int:
+        if self._dtype.kind not in "iu" or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def _scalar(self):
+        if self.numel() != 1:
+            raise ValueError(f"only one element tensors can be converted to Python scalars (this one has {self.numel()})")
+        return self.item()
+
+    def __int__(self) -> int:
+        value = self._scalar()
+        if isinstance(value, complex):
+            raise TypeError("int(): can't convert a complex tensor to int")
+        return int(value)
+
+    def __float__(self) -> float:
+        value = self._scalar()
+        if isinstance(value, complex):
+            raise TypeError("float(): can't convert a complex tensor to float")
+        return float(value)
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar())
+
+    # -- copies and in-place writes --------------------------------------------------
+
+    def _check_writable(self, op: str) -> None:
+        if self._storage._readonly:
+            raise RuntimeError(
+                f"{op}: cannot write into a read-only tensor (its memory was lent read-only, e.g. by a "
+                f"read-only NumPy array or a DLPack producer); clone() it to get a writable copy"
+            )
+
+    def copy_(self, src, non_blocking: bool = False) -> Tensor:
+        """Copy ``src`` (broadcast to this shape, cast to this dtype) into this tensor in place."""
+        if not isinstance(src, Tensor):
+            raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}")
+        self._check_writable("copy_()")
+        broadcast_shapes(self._shape, src._shape, op="copy_")
+        if len(src._shape) > len(self._shape) or broadcast_shapes(self._shape, src._shape) != tuple(self._shape):
+            raise RuntimeError(f"copy_(): src of shape {list(src._shape)} cannot be broadcast to destination shape {list(self._shape)}")
+        if (self._dtype is _dt.string) != (src._dtype is _dt.string):
+            raise TypeError(f"copy_(): cannot copy a {src._dtype} tensor into a {self._dtype} tensor")
+        if self.is_meta:
+            self._storage._version += 1
+            return self
+        if src.is_meta:
+            raise NotImplementedError("copy_(): Cannot copy out of meta tensor; no data!")
+        _assign(self._numpy_view(), src._numpy_view())
+        self._storage._version += 1
+        return self
+
+    def fill_(self, value) -> Tensor:
+        self._check_writable("fill_()")
+        if isinstance(value, Tensor):
+            if value.dim() != 0:
+                raise RuntimeError(f"fill_(): only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions.")
+            value = value.item()
+        if not self.is_meta:
+            _assign(self._numpy_view(), _scalar_for(value, self._dtype, "fill_"))
+        self._storage._version += 1
+        return self
+
+    def zero_(self) -> Tensor:
+        return self.fill_(b"" if self._dtype is _dt.string else 0)
+
+    def clone(self) -> Tensor:
+        """A copy in new memory; dense layouts (e.g. a transpose) keep their strides."""
+        if is_non_overlapping_and_dense(self._shape, self._stride) and all(s > 0 for s in self._stride):
+            stride = self._stride
+        else:
+            stride = contiguous_strides(self._shape)
+        out = empty_tensor(self._shape, self._dtype, self._storage._device, stride=stride)
+        if not self.is_meta and self.numel():
+            _assign(out._numpy_view(), self._numpy_view())
+        return out
+
+    def contiguous(self) -> Tensor:
+        if self.is_contiguous():
+            return self
+        out = empty_tensor(self._shape, self._dtype, self._storage._device)
+        if not self.is_meta:
+            _assign(out._numpy_view(), self._numpy_view())
+        return out
+
+    def detach(self) -> Tensor:
+        out = self._view(self._shape, self._stride, self._offset)
+        out._base = self._base
+        return out
+
+    def to(self, *args, **kwargs) -> Tensor:
+        """Convert dtype and/or device: ``t.to(ember.float64)``, ``t.to("meta")``, ``t.to(other)``."""
+        dtype, device, copy = _parse_to_args(args, kwargs)
+        dtype = self._dtype if dtype is None else dtype
+        device = self.device if device is None else device
+        if dtype is self._dtype and device == self.device and not copy:
+            return self
+        out = empty_tensor(self._shape, dtype, device)
+        if device.type == "meta":
+            return out
+        if self.is_meta:
+            raise NotImplementedError("to(): Cannot copy out of meta tensor; no data!")
+        if (dtype is _dt.string) != (self._dtype is _dt.string):
+            raise TypeError(f"to(): cannot convert a {self._dtype} tensor to {dtype}")
+        _assign(out._numpy_view(), self._numpy_view())
+        return out
+
+    def cpu(self) -> Tensor:
+        return self.to("cpu")
+
+    # -- printing, pickling, copying -------------------------------------------------
+
+    def __repr__(self) -> str:
+        extras = []
+        if self._requires_grad and self.grad_fn is None:
+            extras.append("requires_grad=True")
+        dtype = self._dtype
+        default = _dt.get_default_dtype()
+        device = self.device
+        if device.type == "meta" or self.numel() == 0:
+            show_dtype = dtype is not default  # PyTorch shows any non-default dtype when there are no values
+        else:
+            show_dtype = dtype not in (default, _dt.get_default_complex_dtype(), _dt.int64, _dt.bool_)
+        values = None if device.type == "meta" else self._numpy_view()
+        return printing.format_tensor(
+            values,
+            shape=tuple(self._shape),
+            dtype_name=dtype.name,
+            show_dtype=show_dtype,
+            device=None if device.type == "cpu" else str(device),
+            extras=tuple(extras),
+        )
+
+    __str__ = __repr__
+
+    def __reduce_ex__(self, protocol: int):
+        return (
+            _rebuild_tensor,
+            (self._storage, self._offset, tuple(self._shape), self._stride, self._dtype.name, self._requires_grad),
+        )
+
+    def __copy__(self) -> Tensor:
+        return make_tensor(self._storage, self._offset, self._shape, self._stride, self._dtype)
+
+    def __deepcopy__(self, memo: dict) -> Tensor:
+        copied = memo.get(id(self))
+        if copied is None:
+            storage = self._storage.__deepcopy__(memo)
+            copied = make_tensor(storage, self._offset, self._shape, self._stride, self._dtype)
+            copied._requires_grad = self._requires_grad
+            memo[id(self)] = copied
+        return copied
+
+
+def make_tensor(storage: Storage, offset: int, shape, stride, dtype: _dt.DType) -> Tensor:
+    """A tensor over ``storage`` with the given layout (no bounds check: callers own that)."""
+    out = object.__new__(Tensor)
+    out._storage = storage
+    out._offset = offset
+    out._shape = shape if type(shape) is Size else Size(shape)
+    out._stride = tuple(stride)
+    out._dtype = dtype
+    out._base = None
+    out._requires_grad = False
+    out.grad = None
+    out.grad_fn = None
+    return out
+
+
+def empty_tensor(shape, dtype: _dt.DType, device: Device | str | None = None, *, stride=None, lazy: bool = True) -> Tensor:
+    """A new tensor with fresh (lazily allocated) memory; strides default to contiguous."""
+    device = as_device(device)
+    n = 1
+    for s in shape:
+        n *= s
+    storage = Storage(n * dtype.itemsize, device=device, lazy=lazy, holds_objects=dtype is _dt.string)
+    return make_tensor(storage, 0, shape, contiguous_strides(shape) if stride is None else stride, dtype)
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """A new tensor holding a copy of ``data`` (scalars, nested sequences, arrays, tensors).
+
+    Python floats become the default dtype, ints int64, bools bool, complex the default
+    complex dtype, and bytes/str the string dtype; NumPy arrays keep their dtype.
+
+    >>> tensor([[1, 2], [3, 4]]).dtype
+    ember.int64
+    >>> tensor(2.5)
+    tensor(2.5000)
+    """
+    target = None if dtype is None else _dt.as_dtype(dtype, op="tensor")
+    device = as_device(device, op="tensor")
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, use t.clone().detach() rather than ember.tensor(t)", UserWarning, stacklevel=2
+        )
+        out = data.to(dtype=target or data.dtype, device=device, copy=True)
+        return out.requires_grad_(requires_grad)
+    array, inferred = _array_from_data(data, target, "tensor")
+    out = empty_tensor(array.shape, inferred, device)
+    if device.type != "meta":
+        _assign(out._numpy_view(), array)
+    out.requires_grad = requires_grad
+    return out
+
+
+def _array_from_data(data, target: _dt.DType | None, op: str) -> tuple[np.ndarray, _dt.DType]:
+    """NumPy array of ``data`` and the ember dtype it should get."""
+    from_python = not isinstance(data, (np.ndarray, np.generic))
+    try:
+        array = np.asarray(data)
+    except ValueError as exc:
+        raise ValueError(f"{op}(): could not build a tensor from the given data: {exc}") from None
+    if array.dtype.kind in "SU":
+        array = _to_bytes_array(array)
+    elif array.dtype == object:
+        array = _object_array(array, data, op)
+    if target is not None:
+        if (target is _dt.string) != (array.dtype == object):
+            raise TypeError(f"{op}(): cannot make a {target} tensor from {array.dtype} data")
+        return array, target
+    if array.dtype == object:
+        return array, _dt.string
+    inferred = _dt.from_numpy_dtype(array.dtype)
+    if from_python:
+        if inferred is _dt.float64:
+            inferred = _dt.get_default_dtype()
+        elif inferred is _dt.complex128:
+            inferred = _dt.get_default_complex_dtype()
+    return array, inferred
+
+
+def _object_array(array: np.ndarray, data, op: str) -> np.ndarray:
+    flat = array.reshape(-1)
+    if all(isinstance(x, (bytes, str)) for x in flat):
+        return _to_bytes_array(array)
+    for x in flat:
+        if isinstance(x, numbers.Integral):
+            raise OverflowError(f"{op}(): value {x} is out of range for int64")
+        if isinstance(x, Tensor):
+            return np.asarray([_tensor_leaf(y) for y in flat]).reshape(array.shape)
+        if not isinstance(x, (numbers.Number, np.generic)):
+            raise TypeError(f"{op}(): could not infer dtype of {type(x).__name__}")
+    raise TypeError(f"{op}(): could not build a tensor from data of mixed types")
+
+
+def _tensor_leaf(x):
+    if isinstance(x, Tensor):
+        return x.item()
+    return x
+
+
+def _to_bytes_array(array: np.ndarray) -> np.ndarray:
+    out = np.empty(array.shape, dtype=object)
+    flat_in = array.reshape(-1)
+    flat_out = out.reshape(-1)
+    for i, x in enumerate(flat_in):
+        flat_out[i] = x.encode("utf-8") if isinstance(x, str) else bytes(x)
+    return out
+
+
+def _assign(dst: np.ndarray, src) -> None:
+    """Write ``src`` into ``dst`` with broadcasting and PyTorch's silent casting."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+        np.copyto(dst, src, casting="unsafe")
+
+
+def _scalar_for(value, dtype: _dt.DType, op: str):
+    if dtype is _dt.string:
+        if isinstance(value, str):
+            return value.encode("utf-8")
+        if isinstance(value, bytes):
+            return value
+        raise TypeError(f"{op}(): a string tensor takes bytes or str values, not {type(value).__name__}")
+    if isinstance(value, (bytes, str)) or not isinstance(value, (numbers.Number, np.generic)):
+        raise TypeError(f"{op}(): argument 'value' must be a number, not {type(value).__name__}")
+    if isinstance(value, complex) and not dtype.is_complex:
+        value = value.real
+    return value
+
+
+def _to_python_scalar(value, dtype: _dt.DType):
+    if dtype is _dt.string:
+        return value
+    kind = dtype.kind
+    if kind == "b":
+        return bool(value)
+    if kind in "iu":
+        return int(value)
+    if kind == "c":
+        return complex(value)
+    return float(value)
+
+
+def _parse_to_args(args: tuple, kwargs: dict):
+    dtype = kwargs.pop("dtype", None)
+    device = kwargs.pop("device", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    if kwargs:
+        raise TypeError(f"to(): unexpected keyword argument '{next(iter(kwargs))}'")
+    for arg in args:
+        if isinstance(arg, Tensor):
+            dtype, device = arg.dtype, arg.device
+        elif isinstance(arg, (Device, str)) and not (isinstance(arg, str) and _is_dtype_name(arg)):
+            device = arg
+        else:
+            dtype = arg
+    dtype = None if dtype is None else _dt.as_dtype(dtype, op="to")
+    device = None if device is None else as_device(device, op="to")
+    return dtype, device, copy
+
+
+def _is_dtype_name(name: str) -> bool:
+    try:
+        _dt.as_dtype(name)
+    except TypeError:
+        return False
+    return True
+
+
+def _rebuild_tensor(storage: Storage, offset: int, shape, stride, dtype_name: str, requires_grad: bool) -> Tensor:
+    out = make_tensor(storage, offset, shape, stride, _dt.as_dtype(dtype_name))
+    out._requires_grad = requires_grad
+    return out
+
+
+# Referenced by views/indexing through the tensor they get, so those modules need not import this one.
+Tensor._new_empty = staticmethod(empty_tensor)
+Tensor._assign = staticmethod(_assign)
+Tensor._scalar_for = staticmethod(_scalar_for)
