@@ -49,8 +49,7 @@ ALIGNMENT = 64
 HUGE_PAGE_THRESHOLD = 4 << 20
 
 _U8 = np.dtype(np.uint8)
-_EMPTY_BUFFER = np.empty(0, _U8)
-_EMPTY_BUFFER.flags.writeable = False
+_EMPTY_BUFFER = np.empty(0, _U8)  # shared by every zero-byte storage: nothing to write
 
 
 class DataPtr:
@@ -107,6 +106,20 @@ class _DeviceStats:
 
 
 _STATS: dict[Device, _DeviceStats] = {}
+
+# Weak references to the owners of live blocks, with what their release needs. Held here,
+# not by the allocator: an allocator dropped before its blocks must still see them freed.
+_LIVE: dict[int, tuple[weakref.ref, Allocator, object, int]] = {}
+
+
+def _track(owner: object, allocator: Allocator, block: object, nbytes: int) -> None:
+    ref = weakref.ref(owner, _released)
+    _LIVE[id(ref)] = (ref, allocator, block, nbytes)
+
+
+def _released(ref: weakref.ref) -> None:
+    _, allocator, block, nbytes = _LIVE.pop(id(ref))
+    allocator.free(block, nbytes)
 
 
 def _stats_for(device: Device) -> _DeviceStats:
@@ -196,7 +209,6 @@ class CPUAllocator(Allocator):
     def __init__(self, device: Device = CPU) -> None:
         self.device = device
         self._stats = _stats_for(device)
-        self._live: dict[int, tuple[weakref.ref, int]] = {}
 
     def allocate(self, nbytes: int) -> DataPtr:
         if nbytes == 0:
@@ -204,14 +216,9 @@ class CPUAllocator(Allocator):
         self._check_nbytes(nbytes)
         buffer, address = _fresh_block(nbytes)
         owner = buffer.base  # the array (or memoryview) that owns the bytes
-        ref = weakref.ref(owner, self._released)
-        self._live[id(ref)] = (ref, nbytes)
+        _track(owner, self, None, nbytes)
         self._stats.on_alloc(nbytes)
         return DataPtr(address, buffer, owner, self)
-
-    def _released(self, ref: weakref.ref) -> None:
-        _, nbytes = self._live.pop(id(ref))
-        self.free(None, nbytes)
 
     def free(self, block: object, nbytes: int) -> None:
         # The memory itself went back to NumPy / the kernel with its owner; count it.
@@ -243,7 +250,6 @@ class CachingAllocator(Allocator):
         self.device = device
         self._stats = _stats_for(device)
         self._free_blocks: dict[int, list[tuple[np.ndarray, int]]] = {}
-        self._live: dict[int, tuple[weakref.ref, np.ndarray, int, int]] = {}
         self._lock = threading.Lock()
         _CACHING_INSTANCES.add(self)
 
@@ -261,14 +267,9 @@ class CachingAllocator(Allocator):
                 block, address = _fresh_block(size)
         buffer = np.frombuffer(memoryview(block), _U8, count=nbytes)
         lease = buffer.base  # NumPy's own memoryview: every view of buffer leads to it
-        ref = weakref.ref(lease, self._released)
-        self._live[id(ref)] = (ref, block, address, nbytes)
+        _track(lease, self, (block, address), nbytes)
         self._stats.on_alloc(nbytes)
         return DataPtr(address, buffer, lease, self)
-
-    def _released(self, ref: weakref.ref) -> None:
-        _, block, address, nbytes = self._live.pop(id(ref))
-        self.free((block, address), nbytes)
 
     def free(self, block: object, nbytes: int) -> None:
         raw, _ = block  # type: ignore[misc]

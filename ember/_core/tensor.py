@@ -40,10 +40,10 @@ class Tensor:
 
     __slots__ = ("__weakref__", "_base", "_dtype", "_offset", "_requires_grad", "_shape", "_storage", "_stride", "grad", "grad_fn")
 
-    def __new__(cls, *args, **kwargs):
-        if args or kwargs:
-            raise TypeError("Tensor(): build tensors with ember.tensor(data), ember.empty(*size) or ember.from_numpy(array)")
-        return object.__new__(cls)
+    def __new__(cls, *args, device=None):
+        """PyTorch's legacy constructor: ``Tensor()``, ``Tensor(*sizes)``, ``Tensor(storage)``,
+        ``Tensor(data)``, always of the default dtype. Prefer ``ember.tensor`` / ``ember.empty``."""
+        return _legacy_new(args, device)
 
     # -- identity ------------------------------------------------------------------
 
@@ -434,6 +434,22 @@ class Tensor:
             copied._requires_grad = self._requires_grad
             memo[id(self)] = copied
         return copied
+
+
+def _legacy_new(args: tuple, device) -> Tensor:
+    dtype = _dt.get_default_dtype()
+    if not args:
+        return empty_tensor((0,), dtype, device)
+    if len(args) == 1 and isinstance(args[0], Storage):
+        storage = args[0]
+        return make_tensor(storage, 0, (storage.nbytes() // dtype.itemsize,), (1,), dtype)
+    if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
+        if any(a < 0 for a in args):
+            raise RuntimeError(f"Tensor(): Trying to create tensor with negative dimension: {list(args)}")
+        return empty_tensor(args, dtype, device)
+    if len(args) == 1 and not isinstance(args[0], (str, bytes)):
+        return tensor(args[0], dtype=dtype, device=device)
+    raise TypeError(f"Tensor(): expected sizes, a Storage or a sequence of numbers, got {', '.join(type(a).__name__ for a in args)}")
 
 
 def make_tensor(storage: Storage, offset: int, shape, stride, dtype: _dt.DType) -> Tensor:
