@@ -172,7 +172,7 @@ def _fresh_block(nbytes: int) -> tuple[np.ndarray, int]:
         del probe  # release the export so only the NumPy view holds the mapping
         return np.frombuffer(mapping, _U8), address
     raw = np.empty(nbytes + ALIGNMENT - 1, _U8)
-    address = raw.ctypes.data
+    address = ctypes.addressof(ctypes.c_char.from_buffer(raw))  # 0.3 us; raw.ctypes.data costs 1 us
     skip = -address % ALIGNMENT
     return raw[skip : skip + nbytes], address + skip
 
@@ -351,7 +351,8 @@ _ALLOCATORS: dict[str, Allocator] = {"cpu": _CPU_DEFAULT}
 
 def get_allocator(device: Device | str | None = None) -> Allocator:
     """The allocator that new storages on ``device`` draw from."""
-    device = as_device(device, op="get_allocator")
+    if type(device) is not Device:
+        device = as_device(device, op="get_allocator")
     allocator = _ALLOCATORS.get(device.type)
     if allocator is not None:
         return allocator

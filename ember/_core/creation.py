@@ -39,7 +39,8 @@ def _new(op: str, size: tuple, dtype, device, requires_grad: bool, default=None)
     else:
         dtype = _dt.as_dtype(dtype, op=op)
     out = empty_tensor(shape, dtype, as_device(device, op=op))
-    out.requires_grad = requires_grad
+    if requires_grad:
+        out.requires_grad = True
     return out
 
 

@@ -46,7 +46,7 @@ class Storage:
         if nbytes < 0:
             raise ValueError(f"Storage(): argument 'nbytes' must be non-negative, got {nbytes}")
         self._nbytes = nbytes
-        self._device = as_device(device, op="Storage")
+        self._device = device if type(device) is Device else as_device(device, op="Storage")
         self._allocator = allocator
         self._data: _alloc.DataPtr | None = None
         self._readonly = False

@@ -49,11 +49,11 @@ class Tensor:
 
     @property
     def shape(self) -> Size:
-        return self._shape
+        return Size(self._shape)  # internally a plain tuple: indexing it stays C-fast
 
     def size(self, dim: int | None = None):
         if dim is None:
-            return self._shape
+            return Size(self._shape)
         return self._shape[views.wrap(dim, len(self._shape), "size")]
 
     def stride(self, dim: int | None = None):
@@ -154,8 +154,8 @@ class Tensor:
         out = object.__new__(Tensor)
         out._storage = self._storage
         out._offset = offset
-        out._shape = Size(shape)
-        out._stride = tuple(stride)
+        out._shape = shape if type(shape) is tuple else tuple(shape)
+        out._stride = stride if type(stride) is tuple else tuple(stride)
         out._dtype = self._dtype if dtype is None else dtype
         out._base = self if self._base is None else self._base
         out._requires_grad = False
@@ -205,9 +205,12 @@ class Tensor:
         dtype = self._dtype
         if dtype is _dt.string:
             strides = tuple(s * OBJECT_SLOT_BYTES for s in self._stride)
-            return _np_as_strided(buffer[self._offset :], self._shape, strides)
+            start = self._offset if 0 not in self._shape else 0
+            return _np_as_strided(buffer[start:], self._shape, strides)
         size = dtype.itemsize
-        return np.ndarray(self._shape, dtype.numpy_dtype, buffer, self._offset * size, tuple(s * size for s in self._stride))
+        # An empty view reads nothing; its offset may lie past the end of a zero-byte buffer.
+        offset = self._offset * size if 0 not in self._shape else 0
+        return np.ndarray(self._shape, dtype.numpy_dtype, buffer, offset, tuple(s * size for s in self._stride))
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
         """A NumPy array sharing this tensor's memory (zero-copy).
@@ -457,8 +460,8 @@ def make_tensor(storage: Storage, offset: int, shape, stride, dtype: _dt.DType) 
     out = object.__new__(Tensor)
     out._storage = storage
     out._offset = offset
-    out._shape = shape if type(shape) is Size else Size(shape)
-    out._stride = tuple(stride)
+    out._shape = shape if type(shape) is tuple else tuple(shape)
+    out._stride = stride if type(stride) is tuple else tuple(stride)
     out._dtype = dtype
     out._base = None
     out._requires_grad = False
@@ -561,9 +564,12 @@ def _to_bytes_array(array: np.ndarray) -> np.ndarray:
 
 def _assign(dst: np.ndarray, src) -> None:
     """Write ``src`` into ``dst`` with broadcasting and PyTorch's silent casting."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
-        np.copyto(dst, src, casting="unsafe")
+    if not isinstance(src, np.ndarray):
+        dst.fill(src)  # a scalar: NumPy's fastest write
+        return
+    if src.dtype.kind == "c" and dst.dtype.kind != "c":
+        src = src.real  # PyTorch drops the imaginary part (NumPy would warn)
+    np.copyto(dst, src, casting="unsafe")
 
 
 def _scalar_for(value, dtype: _dt.DType, op: str):
@@ -575,7 +581,7 @@ def _scalar_for(value, dtype: _dt.DType, op: str):
         raise TypeError(f"{op}(): a string tensor takes bytes or str values, not {type(value).__name__}")
     if isinstance(value, (bytes, str)) or not isinstance(value, (numbers.Number, np.generic)):
         raise TypeError(f"{op}(): argument 'value' must be a number, not {type(value).__name__}")
-    if isinstance(value, complex) and not dtype.is_complex:
+    if isinstance(value, (complex, np.complexfloating)) and not dtype.is_complex:
         value = value.real
     return value
 

@@ -1,0 +1,106 @@
+"""Run ember's benchmarks: ember against NumPy and PyTorch, interleaved in one run.
+
+    python benchmarks/run.py                      # every case, default threads
+    python benchmarks/run.py --threads 1          # BLAS/OpenMP/torch pinned to one thread
+    python benchmarks/run.py --filter views --quick --json out.json
+
+The thread variables must be set before NumPy or torch is first imported (BLAS and OpenMP
+read them when they load), so this file parses its arguments before importing anything else.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import random
+import sys
+
+THREAD_ENV_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--filter", default="", metavar="SUBSTRING", help="run only cases whose name contains SUBSTRING")
+    parser.add_argument("--threads", type=int, metavar="N", help="thread count for BLAS, OpenMP and torch")
+    parser.add_argument("--quick", action="store_true", help="few repetitions: a smoke check, not a measurement")
+    parser.add_argument("--json", metavar="PATH", help="also write the results as JSON to PATH")
+    parser.add_argument("--no-torch", action="store_true", help="skip the torch column even when torch is importable")
+    parser.add_argument("--list", action="store_true", help="list the cases and exit")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the shuffled round-robin order")
+    args = parser.parse_args(argv)
+    if args.threads is not None and args.threads < 1:
+        parser.error("--threads must be at least 1")
+    return args
+
+
+def configure_threads(threads: int | None) -> None:
+    if threads is None:
+        return
+    if "numpy" in sys.modules or "torch" in sys.modules:
+        print("warning: numpy/torch already imported; --threads may not reach their BLAS", file=sys.stderr)
+    for var in THREAD_ENV_VARS:
+        os.environ[var] = str(threads)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    configure_threads(args.threads)
+    if args.no_torch:
+        sys.modules["torch"] = None  # makes `import torch` raise ImportError: the skip path
+    sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # ember without an install
+
+    # Only now: these import numpy (and torch, when present).
+    import cases  # noqa: F401 - registers the cases
+    import harness
+    import report
+
+    if args.threads is not None and harness.torch is not None:
+        harness.torch.set_num_threads(args.threads)
+        with contextlib.suppress(RuntimeError):  # only settable before torch's first parallel work
+            harness.torch.set_num_interop_threads(args.threads)
+    selected = [c for c in harness.CASES if args.filter in c.name]
+    if args.list:
+        print("\n".join(c.name for c in selected))
+        return 0
+    if not selected:
+        print(f"no case matches {args.filter!r}; cases are:\n  " + "\n  ".join(c.name for c in harness.CASES), file=sys.stderr)
+        return 2
+
+    settings = harness.QUICK if args.quick else harness.Settings()
+    env = report.environment(harness.call_overhead_ns(settings))
+    report.print_environment(env)
+    print("The machine may be shared: compare a `--threads 1` run with a default (multi-thread) run before trusting a figure.")
+    if args.quick:
+        print("--quick: few repetitions, a smoke check; do not quote these figures.")
+    print()
+
+    rng = random.Random(args.seed)
+    progress = sys.stderr.isatty()
+    done = []
+    for bench in selected:
+        if progress:
+            print(f"\r\033[K  running {bench.name} ...", end="", file=sys.stderr, flush=True)
+        done.append((bench, harness.run_case(bench, settings, rng)))
+    if progress:
+        print("\r\033[K", end="", file=sys.stderr, flush=True)
+    report.print_table(done)
+    records = report.comparisons(done)
+    report.print_comparisons(records, done)
+
+    if args.json:
+        payload = {
+            "environment": env,
+            "settings": {**vars(settings), "threads": args.threads, "quick": args.quick, "filter": args.filter, "seed": args.seed},
+            "results": [r.to_dict() for _, results in done for r in results],
+            "comparisons": records,
+        }
+        with open(args.json, "w") as f:
+            json.dump(payload, f, indent=1)
+        print(f"\nwrote {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
