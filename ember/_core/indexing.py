@@ -35,14 +35,17 @@ def getitem(self, key):
 
 
 def setitem(self, key, value) -> None:
-    self._check_writable("__setitem__()")
+    self._check_writable("__setitem__()", overlap=False)  # overlap is checked on what is written
     items = key if type(key) is tuple else (key,)
     if _is_basic(items):
-        target = _basic(self, items)._numpy_view() if not self.is_meta else None
+        view = _basic(self, items)
+        view._check_writable("__setitem__()")
+        target = view._numpy_view() if not self.is_meta else None
         key_for_numpy = None
     else:
         if self.is_meta:
             raise NotImplementedError("__setitem__(): advanced indexing of a meta tensor is not supported (its result shape depends on data)")
+        self._check_writable("__setitem__()")
         target = self._numpy_view()
         key_for_numpy = _numpy_key(key)
     if target is not None:
@@ -122,10 +125,8 @@ def _basic(self, items: tuple):
             if item.step == 0:
                 raise ValueError("slice step cannot be zero")
             start, stop, step = item.indices(size)
-            length = len(range(start, stop, step))
-            if length:
-                offset += start * self._stride[d]
-            shape.append(length)
+            offset += start * self._stride[d]
+            shape.append(len(range(start, stop, step)))
             stride.append(self._stride[d] * step)
             d += 1
         else:
@@ -155,7 +156,9 @@ def _numpy_item(item):
             raise IndexError(f"tensors used as indices must be long, int, byte or bool tensors, not {item.dtype}")
         return item.numpy(force=True)
     if isinstance(item, (list, tuple)):
-        return np.asarray([_numpy_item(x) if hasattr(x, "_storage") else x for x in item])
+        array = np.asarray([_numpy_item(x) if hasattr(x, "_storage") else x for x in item])
+        # an empty list is an empty integer index (NumPy would make it float64 and refuse it)
+        return array.astype(np.intp) if array.size == 0 and array.dtype.kind == "f" else array
     if isinstance(item, np.ndarray) and item.dtype.kind not in "iub":
         raise IndexError(f"arrays used as indices must be of integer or boolean type, not {item.dtype}")
     return item
@@ -181,10 +184,28 @@ def _value_as_numpy(self, value):
             raise TypeError(f"__setitem__(): cannot assign a {value.dtype} tensor into a {self._dtype} tensor")
         return value._numpy_view()
     if isinstance(value, (list, tuple, np.ndarray)):
-        array = np.asarray(value)
         if self._dtype is _dt.string:
-            return np.asarray([v.encode("utf-8") if isinstance(v, str) else v for v in array.reshape(-1)], dtype=object).reshape(array.shape)
+            return _bytes_array(value)
+        array = np.asarray(value)
         if array.dtype.kind in "OSU":
             raise TypeError(f"__setitem__(): cannot assign {array.dtype} values into a {self._dtype} tensor")
         return array
     return self._scalar_for(value, self._dtype, "__setitem__")
+
+
+def _bytes_array(value) -> np.ndarray:
+    """An object array of ``bytes`` (str encoded as UTF-8); anything else is refused.
+
+    Built with ``dtype=object`` so that bytes keep their trailing NULs (NumPy's ``S`` drops them).
+    """
+    array = np.asarray(value, dtype=object)
+    out = np.empty(array.shape, dtype=object)
+    flat = out.reshape(-1)
+    for i, v in enumerate(array.reshape(-1)):
+        if isinstance(v, str):
+            flat[i] = v.encode("utf-8")
+        elif isinstance(v, bytes):
+            flat[i] = bytes(v)
+        else:
+            raise TypeError(f"__setitem__(): a string tensor takes bytes or str values, not {type(v).__name__}")
+    return out

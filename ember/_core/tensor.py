@@ -258,10 +258,14 @@ class Tensor:
     def item(self):
         if self.numel() != 1:
             raise RuntimeError(f"item(): a Tensor with {self.numel()} elements cannot be converted to Scalar")
+        if self.is_meta:
+            raise RuntimeError("item(): cannot be called on meta tensors: they hold shape and dtype only, no values")
         value = self.numpy(force=True).reshape(-1)[0]
         return _to_python_scalar(value, self._dtype)
 
     def tolist(self):
+        if self.is_meta:
+            raise RuntimeError("tolist(): cannot be called on meta tensors: they hold shape and dtype only, no values")
         array = self.numpy(force=True)
         if self._dtype is _dt.bfloat16 or self._dtype is _dt.float16:
             array = array.astype(np.float32)
@@ -311,12 +315,23 @@ class Tensor:
 
     # -- copies and in-place writes --------------------------------------------------
 
-    def _check_writable(self, op: str) -> None:
+    def _check_writable(self, op: str, *, overlap: bool = True) -> None:
+        """Refuse writes into read-only memory, and into expanded views, where several elements
+        share one location and which write wins would be an accident of the loop order."""
         if self._storage._readonly:
             raise RuntimeError(
                 f"{op}: cannot write into a read-only tensor (its memory was lent read-only, e.g. by a "
                 f"read-only NumPy array or a DLPack producer); clone() it to get a writable copy"
             )
+        if not overlap:
+            return
+        for size, stride in zip(self._shape, self._stride, strict=True):
+            if stride == 0 and size > 1:
+                raise RuntimeError(
+                    f"{op}: unsupported operation: more than one element of the written-to tensor refers to a single "
+                    f"memory location (sizes {list(self._shape)}, strides {list(self._stride)}). Please clone() the "
+                    f"tensor before performing the operation."
+                )
 
     def copy_(self, src, non_blocking: bool = False) -> Tensor:
         """Copy ``src`` (broadcast to this shape, cast to this dtype) into this tensor in place."""
@@ -583,7 +598,14 @@ def _scalar_for(value, dtype: _dt.DType, op: str):
         raise TypeError(f"{op}(): argument 'value' must be a number, not {type(value).__name__}")
     if isinstance(value, (complex, np.complexfloating)) and not dtype.is_complex:
         value = value.real
+    if dtype.kind in "iu" and isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        low, high = _INT_BOUNDS[dtype]
+        if not low <= value <= high:
+            raise RuntimeError(f"{op}(): value {value} cannot be converted to type {dtype} without overflow")
     return value
+
+
+_INT_BOUNDS = {d: (int(np.iinfo(d.numpy_dtype).min), int(np.iinfo(d.numpy_dtype).max)) for d in _dt.ALL_DTYPES if d.kind in "iu"}
 
 
 def _to_python_scalar(value, dtype: _dt.DType):

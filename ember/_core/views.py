@@ -74,12 +74,10 @@ def check_in_bounds(self, shape, stride, offset: int, op: str) -> None:
     if offset < 0:
         raise RuntimeError(f"{op}(): Tensor: invalid storage offset {offset}")
     capacity = self._storage._nbytes // self._dtype.itemsize
+    if 0 in shape:
+        return  # an empty layout reads nothing, wherever it starts (PyTorch's rule too)
     lo = hi = offset
     for size, st in zip(shape, stride, strict=False):
-        if size == 0:
-            if offset > capacity:
-                break
-            return
         reach = (size - 1) * st
         if reach < 0:
             lo += reach
@@ -132,7 +130,7 @@ def _view_dtype(self, dtype: _dt.DType):
     if dtype.itemsize == old.itemsize:
         return self._view(self._shape, self._stride, self._offset, dtype)
     if not self._shape:
-        raise RuntimeError(f"view(): self.dim() must be greater than 0 to view {old} as {dtype} (different element sizes)")
+        raise RuntimeError(f"view(): self.dim() cannot be 0 to view {old} as {dtype} (different element sizes)")
     if self._stride[-1] != 1:
         raise RuntimeError(
             f"view(): self.stride(-1) must be 1 to view {old} as {dtype} (different element sizes), but got {self._stride[-1]}"
@@ -163,7 +161,9 @@ def reshape(self, *shape):
     stride = compute_view_stride(self._shape, self._stride, shape)
     if stride is not None:
         return self._view(shape, stride, self._offset)
-    return view(self.contiguous(), shape)
+    copy = view(self.contiguous(), shape)
+    copy._base = None  # a fresh tensor, as in PyTorch, not a view of the temporary contiguous copy
+    return copy
 
 
 def reshape_as(self, other):
@@ -185,6 +185,8 @@ def flatten(self, start_dim: int = 0, end_dim: int = -1):
 
 
 def unflatten(self, dim: int, sizes):
+    if not self._shape:
+        raise IndexError("unflatten(): Dimension specified as 0 but tensor has no dimensions")
     d = wrap_dim(dim, len(self._shape), "unflatten")
     sizes = tuple(_index(s, "unflatten", "sizes") for s in sizes)
     if not sizes:
@@ -221,6 +223,8 @@ def transpose(self, dim0: int, dim1: int):
     ndim = len(self._shape)
     a = wrap_dim(dim0, ndim, "transpose", "dim0")
     b = wrap_dim(dim1, ndim, "transpose", "dim1")
+    if ndim == 0:
+        return self._view(self._shape, self._stride, self._offset)
     shape, stride = list(self._shape), list(self._stride)
     shape[a], shape[b] = shape[b], shape[a]
     stride[a], stride[b] = stride[b], stride[a]
@@ -253,6 +257,8 @@ def movedim(self, source, destination):
     dst = [wrap_dim(d, ndim, "movedim", "destination") for d in dst]
     if len(set(src)) != len(src) or len(set(dst)) != len(dst):
         raise RuntimeError("movedim(): repeated dim in source or destination")
+    if ndim == 0:
+        return self._view(self._shape, self._stride, self._offset)
     order = [d for d in range(ndim) if d not in src]
     result = [-1] * ndim
     for s, d in zip(src, dst, strict=False):
@@ -291,28 +297,31 @@ def mT(self):
 
 
 def expand(self, *sizes):
+    """Size-1 dimensions repeated with stride 0 (PyTorch's inferExpandGeometry, strides included)."""
     sizes = normalize_size_args(sizes, "expand")
     ndim, new_ndim = len(self._shape), len(sizes)
     if new_ndim < ndim:
         raise RuntimeError(
             f"expand(): the number of sizes provided ({new_ndim}) must be greater or equal to the number of dimensions in the tensor ({ndim})"
         )
-    shape, stride = [], []
-    for i, size in enumerate(sizes):
+    shape, stride = [0] * new_ndim, [0] * new_ndim
+    for i in range(new_ndim - 1, -1, -1):
+        size = sizes[i]
         d = i - (new_ndim - ndim)
         if d < 0:
             if size < 0:
                 raise RuntimeError(f"expand(): The expanded size of the tensor ({size}) isn't allowed in a leading, non-existing dimension {i}")
-            shape.append(size)
-            stride.append(0)
-            continue
-        old = self._shape[d]
-        if size == -1 or size == old:
-            shape.append(old)
-            stride.append(self._stride[d])
+            # a new leading dimension strides like an unsqueeze, unless it is really repeated
+            old = 1
+            old_stride = 0 if ndim == 0 else (shape[i + 1] * stride[i + 1] if i + 1 < new_ndim else 1)
+        else:
+            old, old_stride = self._shape[d], self._stride[d]
+            if size == -1:
+                size = old
+        if size == old:
+            shape[i], stride[i] = old, old_stride
         elif old == 1 and size >= 0:
-            shape.append(size)
-            stride.append(0)
+            shape[i], stride[i] = size, 0
         else:
             raise RuntimeError(
                 f"expand(): The expanded size of the tensor ({size}) must match the existing size ({old}) at non-singleton "
@@ -347,12 +356,14 @@ def narrow(self, dim: int, start: int, length: int):
         raise IndexError(f"narrow(): start ({start}) is out of bounds for dimension {d} of size {size}")
     if start < 0:
         start += size
-    if length < 0 or start + length > size:
+    if length < 0:
+        raise RuntimeError(f"narrow(): length must be non-negative, but got {length}")
+    if start + length > size:
         raise RuntimeError(f"narrow(): start ({start}) + length ({length}) exceeds dimension size ({size}).")
     shape = list(self._shape)
     shape[d] = length
-    offset = self._offset + start * self._stride[d] if length else self._offset
-    return self._view(shape, self._stride, offset)
+    # as in PyTorch, even an empty result moves the offset (past the storage's end, possibly)
+    return self._view(shape, self._stride, self._offset + start * self._stride[d])
 
 
 def select(self, dim: int, index: int):
@@ -376,7 +387,13 @@ def unbind(self, dim: int = 0):
     return tuple(select(self, d, i) for i in range(self._shape[d]))
 
 
+def _check_not_0d(self, op: str) -> None:
+    if not self._shape:
+        raise RuntimeError(f"{op}(): expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
+
+
 def split(self, split_size_or_sections, dim: int = 0):
+    _check_not_0d(self, "split")
     d = wrap_dim(dim, len(self._shape), "split")
     size = self._shape[d]
     if isinstance(split_size_or_sections, (list, tuple)):
@@ -389,7 +406,8 @@ def split(self, split_size_or_sections, dim: int = 0):
         step = _index(split_size_or_sections, "split", "split_size")
         if step <= 0 and not (step == 0 and size == 0):
             raise RuntimeError(f"split(): split_size can only be 0 if dimension size is 0, but got {step}")
-        sections = [min(step, size - i) for i in range(0, size, step)] if step else [0]
+        # an empty dimension still splits into one (empty) piece
+        sections = [min(step, size - i) for i in range(0, size, step)] if size else [0]
     out, start = [], 0
     for n in sections:
         out.append(narrow(self, d, start, n))
@@ -401,6 +419,7 @@ def chunk(self, chunks: int, dim: int = 0):
     chunks = _index(chunks, "chunk", "chunks")
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    _check_not_0d(self, "chunk")
     d = wrap_dim(dim, len(self._shape), "chunk")
     size = self._shape[d]
     step = -(-size // chunks)
@@ -410,6 +429,7 @@ def chunk(self, chunks: int, dim: int = 0):
 
 
 def tensor_split(self, indices_or_sections, dim: int = 0):
+    _check_not_0d(self, "tensor_split")
     d = wrap_dim(dim, len(self._shape), "tensor_split")
     size = self._shape[d]
     if isinstance(indices_or_sections, (list, tuple)):

@@ -72,8 +72,8 @@ def test_python_conversions():
         (lambda: ember.empty("3"), TypeError, "argument 'size' must be a tuple of ints"),
         (lambda: ember.empty(2, device="meta").numpy(), TypeError, "meta tensors hold shape and dtype only"),
         (lambda: ember.empty(2, device="meta").item(), RuntimeError, "2 elements cannot be converted"),
-        (lambda: ember.empty(1, device="meta").item(), TypeError, "meta"),
-        (lambda: ember.empty(2, device="meta").tolist(), TypeError, "meta"),
+        (lambda: ember.empty(1, device="meta").item(), RuntimeError, "cannot be called on meta tensors"),
+        (lambda: ember.empty(2, device="meta").tolist(), RuntimeError, "cannot be called on meta tensors"),
         (lambda: ember.ones(2).copy_([1, 2]), TypeError, "argument 'src' \\(position 1\\) must be Tensor, not list"),
         (lambda: ember.ones(2).copy_(ember.ones(3)), RuntimeError, "cannot be broadcast"),
         (lambda: ember.ones(2).fill_("x"), TypeError, "must be a number, not str"),
@@ -235,3 +235,21 @@ def test_legacy_constructors_from_the_seed():
     source = ember.ones((5, 5))
     tensor_a = ember.Tensor(source.untyped_storage()).view((5, 5))  # the seed's process-B line
     assert tensor_a.tolist() == [[1.0] * 5] * 5 and tensor_a.untyped_storage() is source.untyped_storage()
+
+
+def test_writes_into_expanded_views_are_refused():
+    expanded = ember.zeros(1).expand(3)
+    for write in (lambda: expanded.copy_(ember.ones(3)), lambda: expanded.fill_(1.0), lambda: expanded.__setitem__(slice(0, 2), 1.0)):
+        with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+            write()
+    assert ember.zeros(1).expand(1).fill_(2.0).tolist() == [2.0]  # size-1 broadcast dims are fine
+    expanded[1] = 3.0  # one element is one location: allowed, as in PyTorch
+    assert expanded.tolist() == [3.0, 3.0, 3.0]
+
+
+@pytest.mark.parametrize(("dtype", "value"), [(ember.uint8, -1), (ember.uint8, 256), (ember.int8, 300), (ember.int64, 2**63)])
+def test_integer_overflow_is_a_clear_error(dtype, value):
+    with pytest.raises(RuntimeError, match=f"value {value} cannot be converted to type ember.{dtype.name} without overflow"):
+        ember.zeros(2, dtype=dtype).fill_(value)
+    with pytest.raises(RuntimeError, match="without overflow"):
+        ember.zeros(2, dtype=dtype)[0] = value
