@@ -26,9 +26,14 @@ _BASIC_TYPES = (int, slice, type(None), type(Ellipsis))
 
 
 def getitem(self, key):
-    if type(key) is int:  # the hot case: t[i]
+    kind = type(key)
+    if kind is int:  # the hot case: t[i]
         return _select(self, 0, key)
-    items = key if type(key) is tuple else (key,)
+    if kind is slice and self._shape:
+        return _ints_and_slices(self, (key,))
+    if kind is tuple and len(key) <= len(self._shape) and all(type(k) is slice or type(k) is int for k in key):
+        return _ints_and_slices(self, key)
+    items = key if kind is tuple else (key,)
     if _is_basic(items):
         return _basic(self, items)
     return _advanced_getitem(self, key)
@@ -97,6 +102,29 @@ def _select(self, dim: int, index: int):
     shape = self._shape[:dim] + self._shape[dim + 1 :]
     stride = self._stride[:dim] + self._stride[dim + 1 :]
     return self._view(shape, stride, self._offset + index * self._stride[dim])
+
+
+def _ints_and_slices(self, key: tuple):
+    """The common basic key (ints and slices, at most one per dimension), in one short loop."""
+    shape: list[int] = []
+    stride: list[int] = []
+    offset = self._offset
+    for d, item in enumerate(key):
+        size = self._shape[d]
+        step_in_memory = self._stride[d]
+        if type(item) is int:
+            if not -size <= item < size:
+                raise IndexError(f"index {item} is out of bounds for dimension {d} with size {size}")
+            offset += (item + size if item < 0 else item) * step_in_memory
+            continue
+        if item.step == 0:
+            raise ValueError("slice step cannot be zero")
+        start, stop, step = item.indices(size)
+        offset += start * step_in_memory
+        shape.append(len(range(start, stop, step)))
+        stride.append(step_in_memory * step)
+    rest = len(key)
+    return self._view((*shape, *self._shape[rest:]), (*stride, *self._stride[rest:]), offset)
 
 
 def _basic(self, items: tuple):

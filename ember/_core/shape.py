@@ -112,6 +112,10 @@ def wrap_dim(dim: int, ndim: int, op: str = "", arg: str = "dim") -> int:
 
 def normalize_size_args(size: tuple, op: str, arg: str = "size") -> tuple[int, ...]:
     """Accept ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` and ``f(Size)``, as PyTorch does."""
+    if len(size) == 1 and type(size[0]) in (tuple, Size):
+        size = size[0]
+    if all(type(s) is int for s in size):  # the common case, without the checks below
+        return tuple(size)
     if len(size) == 1 and not _is_int_like(size[0]):
         size = size[0]
         if not isinstance(size, (tuple, list)):
@@ -131,6 +135,8 @@ def check_size(shape: Sequence[int], op: str) -> None:
 
 def infer_size(shape: Sequence[int], total: int, op: str = "view") -> tuple[int, ...]:
     """Resolve a single -1 in ``shape`` so that it holds ``total`` elements."""
+    if -1 not in shape and numel(shape) == total and min(shape, default=0) >= 0:
+        return tuple(shape)
     infer_at = None
     known = 1
     for i, s in enumerate(shape):

@@ -101,7 +101,7 @@ def view(self, *shape):
     >>> tensor([1, 2, 3, 4]).view(2, -1).shape
     ember.Size([2, 2])
     """
-    if len(shape) == 1 and _looks_like_dtype(shape[0]):
+    if len(shape) == 1 and type(shape[0]) is not int and _looks_like_dtype(shape[0]):
         return _view_dtype(self, _dt.as_dtype(shape[0], op="view"))
     shape = infer_size(normalize_size_args(shape, "view"), self.numel(), "view")
     stride = compute_view_stride(self._shape, self._stride, shape)
