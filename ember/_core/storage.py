@@ -134,8 +134,7 @@ class Storage:
         return self._readonly
 
     def tolist(self) -> list:
-        if self._holds_objects:
-            return self._buffer().tolist()
+        """The bytes as ints (or, for a string storage, its bytes objects)."""
         return self._buffer().tolist()
 
     def __repr__(self) -> str:
@@ -240,15 +239,12 @@ def _allocate_objects(allocator: _alloc.Allocator | None, count: int) -> _alloc.
 
 def _rebuild_storage(data) -> Storage:
     """Wrap unpickled bytes without a copy when they are writable; copy read-only ones."""
-    view = memoryview(data)
-    if view.readonly:
-        buffer = np.frombuffer(view, np.uint8)
+    buffer = np.frombuffer(memoryview(data), np.uint8)
+    if not buffer.flags.writeable:
         storage = Storage(buffer.nbytes)
         storage._buffer()[...] = buffer
         return storage
-    buffer = np.frombuffer(view, np.uint8)
-    address = buffer.ctypes.data if buffer.size else 0
-    return Storage._from_dataptr(_alloc.DataPtr(address, buffer, buffer.base, None))
+    return Storage._from_dataptr(_alloc.DataPtr(None, buffer, buffer.base, None))
 
 
 def _rebuild_object_storage(items: list) -> Storage:
