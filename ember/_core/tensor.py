@@ -26,6 +26,7 @@ from .device import Device, as_device
 from .shape import (
     Size,
     broadcast_shapes,
+    check_size,
     contiguous_strides,
     is_contiguous,
     is_non_overlapping_and_dense,
@@ -462,8 +463,7 @@ def _legacy_new(args: tuple, device) -> Tensor:
         storage = args[0]
         return make_tensor(storage, 0, (storage.nbytes() // dtype.itemsize,), (1,), dtype)
     if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
-        if any(a < 0 for a in args):
-            raise RuntimeError(f"Tensor(): Trying to create tensor with negative dimension: {list(args)}")
+        check_size(args, "Tensor")
         return empty_tensor(args, dtype, device)
     if len(args) == 1 and not isinstance(args[0], (str, bytes)):
         return tensor(args[0], dtype=dtype, device=device)
