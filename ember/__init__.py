@@ -66,6 +66,11 @@ from ._core.storage import Storage, UntypedStorage
 from ._core.tensor import Tensor, tensor
 from .interop.numpy import as_tensor, from_numpy, frombuffer
 
+from . import ops  # isort: skip - builds the functional API and binds Tensor methods
+from . import linalg  # isort: skip
+from .dispatch import vm  # isort: skip
+from ._core.generator import Generator, default_generator, initial_seed, manual_seed, seed  # isort: skip
+
 dtype = DType
 
 __version__ = "0.1.0"
@@ -145,3 +150,9 @@ __all__ = [
     "zeros",
     "zeros_like",
 ]
+__all__ += ["Generator", "default_generator", "initial_seed", "linalg", "manual_seed", "ops", "seed", "vm"]
+
+# Every public op of the schema: ember.relu, ember.add, ... The schema is the list; the
+# generated functions are bound here by name rather than copied into a hand-kept import.
+globals().update(ops.functional.FUNCTIONS)
+__all__ += sorted(ops.functional.FUNCTIONS)

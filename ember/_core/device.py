@@ -18,17 +18,25 @@ __all__ = ["KNOWN_DEVICE_TYPES", "Device", "as_device", "device"]
 KNOWN_DEVICE_TYPES = ("cpu", "meta", "cuda")
 
 
+_INTERNED: dict[tuple, Device] = {}
+
+
 class Device:
-    """A device type and an optional index; equal, hashable and printed like PyTorch's."""
+    """A device type and an optional index; equal, hashable and printed like PyTorch's.
+
+    There is one object per device: ``Device("cpu") is Device("cpu")``.
+    """
 
     __slots__ = ("_index", "_type")
 
-    def __init__(self, type: str | Device, index: int | None = None) -> None:  # noqa: A002
+    def __new__(cls, type: str | Device, index: int | None = None) -> Device:  # noqa: A002
+        cached = _INTERNED.get((type, index)) if isinstance(type, str) else None
+        if cached is not None:
+            return cached
         if isinstance(type, Device):
             if index is not None:
                 raise ValueError("device(): cannot give an index together with a device object")
-            self._type, self._index = type._type, type._index
-            return
+            return type
         if not isinstance(type, str):
             raise TypeError(f"device(): argument 'type' must be str or device, not {_typename(type)}")
         name, sep, idx = type.strip().partition(":")
@@ -48,7 +56,13 @@ class Device:
                 raise ValueError(f"device(): device index must be non-negative, got {index}")
             if name == "cpu" and index != 0:
                 raise ValueError(f"device(): cpu device index must be 0, got {index}")
-        self._type, self._index = name, index
+        device = _INTERNED.get((name, index))
+        if device is None:
+            device = object.__new__(cls)
+            device._type, device._index = name, index
+            _INTERNED[(name, index)] = device
+        _INTERNED[(type, index)] = device  # the spelling used, for the next lookup
+        return device
 
     @property
     def type(self) -> str:
@@ -68,8 +82,9 @@ class Device:
             return NotImplemented
         return self._type == other._type and self._index == other._index
 
-    def __hash__(self) -> int:
-        return hash((self._type, self._index))
+    # Devices are interned (one object per device), so identity hashing agrees with __eq__
+    # and dict lookups keyed by device never call Python code.
+    __hash__ = object.__hash__
 
     def __repr__(self) -> str:
         if self._index is None:

@@ -432,6 +432,21 @@ def can_cast(from_: object, to: object) -> bool:
     return _FAMILY[a] == _FAMILY[b] and _PROMOTE.get((a, b)) is b
 
 
+# PyTorch's rule for writing a result into an existing tensor (in-place ops, out=): the
+# category may only stay or widen, bool < integer < floating < complex, any width.
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3, "O": 4}
+
+
+def can_cast_result(from_: DType, to: DType) -> bool:
+    """Whether an op's result of dtype ``from_`` may be written into a ``to`` tensor.
+
+    >>> can_cast_result(float64, float16), can_cast_result(float32, int64)
+    (True, False)
+    """
+    a, b = _CATEGORY[from_.kind], _CATEGORY[to.kind]
+    return a <= b if b != 4 else a == 4
+
+
 _SIGNED = frozenset({int8, int16, int32, int64})
 _UNSIGNED = frozenset({uint8, uint16, uint32, uint64})
 # float16 and bfloat16 count as real floating: an extension the standard allows.

@@ -45,13 +45,13 @@ def setitem(self, key, value) -> None:
     if _is_basic(items):
         view = _basic(self, items)
         view._check_writable("__setitem__()")
-        target = view._numpy_view() if not self.is_meta else None
+        target = view._host_array() if not self.is_meta else None
         key_for_numpy = None
     else:
         if self.is_meta:
             raise NotImplementedError("__setitem__(): advanced indexing of a meta tensor is not supported (its result shape depends on data)")
         self._check_writable("__setitem__()")
-        target = self._numpy_view()
+        target = self._host_array()
         key_for_numpy = _numpy_key(key)
     if target is not None:
         source = _value_as_numpy(self, value)
@@ -196,11 +196,11 @@ def _advanced_getitem(self, key):
     if self.is_meta:
         raise NotImplementedError("__getitem__(): advanced indexing of a meta tensor is not supported (its result shape depends on data)")
     try:
-        result = self._numpy_view()[_numpy_key(key)]
+        result = self._host_array()[_numpy_key(key)]
     except IndexError as exc:
         raise IndexError(f"__getitem__(): {exc}") from None
     out = self._new_empty(result.shape, self._dtype, self.device)
-    self._assign(out._numpy_view(), result)
+    self._assign(out._host_array(), result)
     return out
 
 
@@ -210,7 +210,7 @@ def _value_as_numpy(self, value):
             raise NotImplementedError("__setitem__(): Cannot copy out of meta tensor; no data!")
         if (value.dtype is _dt.string) != (self._dtype is _dt.string):
             raise TypeError(f"__setitem__(): cannot assign a {value.dtype} tensor into a {self._dtype} tensor")
-        return value._numpy_view()
+        return value._host_array()
     if isinstance(value, (list, tuple, np.ndarray)):
         if self._dtype is _dt.string:
             return _bytes_array(value)

@@ -22,9 +22,29 @@ import numpy as np
 from . import allocator as _alloc
 from .device import CPU, Device, as_device
 
-__all__ = ["OBJECT_SLOT_BYTES", "Storage", "UntypedStorage"]
+__all__ = ["OBJECT_SLOT_BYTES", "Storage", "UntypedStorage", "sync_point"]
 
 OBJECT_SLOT_BYTES = 8  # one PyObject pointer per string element
+
+
+class _SyncPoint:
+    """Where host code waits for queued kernels before touching memory.
+
+    The VM (``ember.dispatch.vm``) sets ``wait`` while an asynchronous stream may have work in
+    flight; ``None`` means there is nothing to wait for, so a sync point costs one load.
+    """
+
+    __slots__ = ("wait",)
+
+    def __init__(self) -> None:
+        self.wait = None
+
+    def __call__(self) -> None:
+        if self.wait is not None:
+            self.wait()
+
+
+sync_point = _SyncPoint()
 
 
 class Storage:
@@ -59,10 +79,20 @@ class Storage:
                 self._materialize()
 
     @classmethod
-    def _from_dataptr(cls, data: _alloc.DataPtr, *, device: Device = CPU, readonly: bool = False, holds_objects: bool = False) -> Storage:
-        """A storage over memory that already exists (from-blob, unpickling, NumPy)."""
+    def _from_dataptr(
+        cls,
+        data: _alloc.DataPtr,
+        *,
+        device: Device = CPU,
+        readonly: bool = False,
+        holds_objects: bool = False,
+        nbytes: int | None = None,
+    ) -> Storage:
+        """A storage over memory that already exists (from-blob, unpickling, NumPy, kernel outputs)."""
         self = cls.__new__(cls)
-        self._nbytes = data.buffer.nbytes if not holds_objects else data.buffer.size * OBJECT_SLOT_BYTES
+        if nbytes is None:
+            nbytes = data.buffer.nbytes if not holds_objects else data.buffer.size * OBJECT_SLOT_BYTES
+        self._nbytes = nbytes
         self._device = device
         self._allocator = data.allocator
         self._data = data
@@ -135,6 +165,7 @@ class Storage:
 
     def tolist(self) -> list:
         """The bytes as ints (or, for a string storage, its bytes objects)."""
+        sync_point()
         return self._buffer().tolist()
 
     def __repr__(self) -> str:
@@ -158,6 +189,7 @@ class Storage:
         if self._holds_objects:
             raise RuntimeError("Storage.fill_(): a string storage holds objects, not bytes")
         self._check_writable("Storage.fill_()")
+        sync_point()
         if not self.is_meta:
             self._buffer().fill(value)
         self._version += 1
@@ -170,6 +202,7 @@ class Storage:
         if src._nbytes != self._nbytes or src._holds_objects != self._holds_objects:
             raise RuntimeError(f"Storage.copy_(): size mismatch, expected {self._nbytes} bytes but src has {src._nbytes}")
         self._check_writable("Storage.copy_()")
+        sync_point()
         if src.is_meta and not self.is_meta:
             raise NotImplementedError("Storage.copy_(): Cannot copy out of meta storage; no data!")
         if not self.is_meta:
@@ -182,6 +215,7 @@ class Storage:
         if isinstance(nbytes, bool) or not isinstance(nbytes, int) or nbytes < 0:
             raise ValueError(f"Storage.resize_(): argument 'nbytes' must be a non-negative int, got {nbytes!r}")
         self._check_writable("Storage.resize_()")
+        sync_point()
         if nbytes == self._nbytes:
             return self
         if self.is_meta or self._data is None:
@@ -202,6 +236,7 @@ class Storage:
         return self
 
     def clone(self) -> Storage:
+        sync_point()
         out = Storage(self._nbytes, device=self._device, lazy=True, holds_objects=self._holds_objects)
         if not self.is_meta:
             out._buffer()[...] = self._buffer()
@@ -210,6 +245,7 @@ class Storage:
     # -- pickling: bytes travel as one PickleBuffer (out-of-band with protocol 5) -------
 
     def __reduce_ex__(self, protocol: int):
+        sync_point()
         if self.is_meta:
             return (_rebuild_meta_storage, (self._nbytes, self._holds_objects))
         if self._holds_objects:

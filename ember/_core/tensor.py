@@ -31,7 +31,7 @@ from .shape import (
     is_contiguous,
     is_non_overlapping_and_dense,
 )
-from .storage import OBJECT_SLOT_BYTES, Storage
+from .storage import OBJECT_SLOT_BYTES, Storage, sync_point
 
 __all__ = ["Tensor", "empty_tensor", "make_tensor", "tensor"]
 
@@ -39,7 +39,21 @@ __all__ = ["Tensor", "empty_tensor", "make_tensor", "tensor"]
 class Tensor:
     """An n-dimensional array: a view (offset, shape, strides, dtype) over a Storage."""
 
-    __slots__ = ("__weakref__", "_base", "_dtype", "_offset", "_requires_grad", "_shape", "_storage", "_stride", "grad", "grad_fn")
+    # _np caches the NumPy view of the elements; it is valid while _np_src is the storage's DataPtr.
+    __slots__ = (
+        "__weakref__",
+        "_base",
+        "_dtype",
+        "_np",
+        "_np_src",
+        "_offset",
+        "_requires_grad",
+        "_shape",
+        "_storage",
+        "_stride",
+        "grad",
+        "grad_fn",
+    )
 
     def __new__(cls, *args, device=None):
         """PyTorch's legacy constructor: ``Tensor()``, ``Tensor(*sizes)``, ``Tensor(storage)``,
@@ -162,6 +176,7 @@ class Tensor:
         out._requires_grad = False
         out.grad = None
         out.grad_fn = None
+        out._np_src = None
         return out
 
     view = views.view
@@ -201,17 +216,35 @@ class Tensor:
     # -- memory as NumPy -------------------------------------------------------------
 
     def _numpy_view(self) -> np.ndarray:
-        """A NumPy array over this tensor's elements (no checks beyond having data)."""
+        """A NumPy array over this tensor's elements, cached (no checks beyond having data).
+
+        Kernels receive this array; it must not be handed to users, who could change its
+        shape in place (``numpy()`` gives a fresh view of it). It does not wait for the VM:
+        host code that reads or writes memory uses :meth:`_host_array`.
+        """
+        data = self._storage._data
+        if data is not None and self._np_src is data:
+            return self._np
         buffer = self._storage._buffer()
         dtype = self._dtype
         if dtype is _dt.string:
             strides = tuple(s * OBJECT_SLOT_BYTES for s in self._stride)
             start = self._offset if 0 not in self._shape else 0
-            return _np_as_strided(buffer[start:], self._shape, strides)
-        size = dtype.itemsize
-        # An empty view reads nothing; its offset may lie past the end of a zero-byte buffer.
-        offset = self._offset * size if 0 not in self._shape else 0
-        return np.ndarray(self._shape, dtype.numpy_dtype, buffer, offset, tuple(s * size for s in self._stride))
+            array = _np_as_strided(buffer[start:], self._shape, strides)
+        else:
+            size = dtype.itemsize
+            # An empty view reads nothing; its offset may lie past the end of a zero-byte buffer.
+            offset = self._offset * size if 0 not in self._shape else 0
+            array = np.ndarray(self._shape, dtype.numpy_dtype, buffer, offset, tuple(s * size for s in self._stride))
+        self._np = array
+        self._np_src = self._storage._data
+        return array
+
+    def _host_array(self) -> np.ndarray:
+        """The NumPy view for host code: waits for queued kernels first (a VM sync point)."""
+        if sync_point.wait is not None:
+            sync_point.wait()
+        return self._numpy_view()
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
         """A NumPy array sharing this tensor's memory (zero-copy).
@@ -228,7 +261,7 @@ class Tensor:
                 f"can't convert {self._storage._device.type} device type tensor to numpy: "
                 f"{'meta tensors hold shape and dtype only, no data' if self.is_meta else 'use Tensor.cpu() to copy the tensor to host memory first'}"
             )
-        return self._numpy_view()
+        return self._host_array().view()  # a fresh view: users may reshape it in place
 
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
         array = self.numpy()
@@ -349,7 +382,7 @@ class Tensor:
             return self
         if src.is_meta:
             raise NotImplementedError("copy_(): Cannot copy out of meta tensor; no data!")
-        _assign(self._numpy_view(), src._numpy_view())
+        _assign(self._host_array(), src._host_array())
         self._storage._version += 1
         return self
 
@@ -360,7 +393,7 @@ class Tensor:
                 raise RuntimeError(f"fill_(): only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions.")
             value = value.item()
         if not self.is_meta:
-            _assign(self._numpy_view(), _scalar_for(value, self._dtype, "fill_"))
+            _assign(self._host_array(), _scalar_for(value, self._dtype, "fill_"))
         self._storage._version += 1
         return self
 
@@ -375,7 +408,7 @@ class Tensor:
             stride = contiguous_strides(self._shape)
         out = empty_tensor(self._shape, self._dtype, self._storage._device, stride=stride)
         if not self.is_meta and self.numel():
-            _assign(out._numpy_view(), self._numpy_view())
+            _assign(out._host_array(), self._host_array())
         return out
 
     def contiguous(self) -> Tensor:
@@ -383,7 +416,7 @@ class Tensor:
             return self
         out = empty_tensor(self._shape, self._dtype, self._storage._device)
         if not self.is_meta:
-            _assign(out._numpy_view(), self._numpy_view())
+            _assign(out._host_array(), self._host_array())
         return out
 
     def detach(self) -> Tensor:
@@ -405,7 +438,7 @@ class Tensor:
             raise NotImplementedError("to(): Cannot copy out of meta tensor; no data!")
         if (dtype is _dt.string) != (self._dtype is _dt.string):
             raise TypeError(f"to(): cannot convert a {self._dtype} tensor to {dtype}")
-        _assign(out._numpy_view(), self._numpy_view())
+        _assign(out._host_array(), self._host_array())
         return out
 
     def cpu(self) -> Tensor:
@@ -424,7 +457,7 @@ class Tensor:
             show_dtype = dtype is not default  # PyTorch shows any non-default dtype when there are no values
         else:
             show_dtype = dtype not in (default, _dt.get_default_complex_dtype(), _dt.int64, _dt.bool_)
-        values = None if device.type == "meta" else self._numpy_view()
+        values = None if device.type == "meta" else self._host_array()
         return printing.format_tensor(
             values,
             shape=tuple(self._shape),
@@ -482,6 +515,7 @@ def make_tensor(storage: Storage, offset: int, shape, stride, dtype: _dt.DType) 
     out._requires_grad = False
     out.grad = None
     out.grad_fn = None
+    out._np_src = None
     return out
 
 
@@ -517,7 +551,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False) -> Ten
     array, inferred = _array_from_data(data, target, "tensor")
     out = empty_tensor(array.shape, inferred, device)
     if device.type != "meta":
-        _assign(out._numpy_view(), array)
+        _assign(out._host_array(), array)
     out.requires_grad = requires_grad
     return out
 

@@ -1,0 +1,239 @@
+"""dispatch(op, inputs, attrs) and the interpreters it hands ops to.
+
+``dispatch`` asks the current thread's mode for its interpreter and calls ``apply``. The mode
+is scoped: ``with interpreter_scope(interp):`` installs an interpreter for a block (graph
+mode, the autograd wrapper, tracing) and restores the previous one after it, on this thread
+only. Outside any scope, ops run on the eager-local interpreter: the seed's
+``NaiveInterpret``, which checks devices, infers output metadata with the op's own rule,
+allocates outputs from the device's allocator and hands the kernel to the device's stream.
+
+>>> from ember.dispatch import current_interpreter
+>>> current_interpreter().name
+'eager-local'
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+
+import numpy as np
+
+from .._core import dtype as _dt
+from .._core.allocator import _ALLOCATORS
+from .._core.device import CPU, Device
+from .._core.shape import contiguous_strides
+from .._core.storage import Storage
+from .._core.tensor import Tensor
+from . import vm
+from .opexpr import OpExpr
+
+__all__ = ["EagerLocalInterpreter", "Interpreter", "current_interpreter", "dispatch", "interpreter_scope"]
+
+NO_ATTRS: dict = {}
+
+
+class Interpreter:
+    """Runs (or records) one primitive op. Subclasses: eager-local, and later lazy (graph),
+    autograd (a wrapper around another interpreter) and global (distributed)."""
+
+    name = "interpreter"
+
+    def apply(self, op: OpExpr, inputs: tuple, attrs: dict, outputs: tuple | None = None) -> tuple:
+        """Run ``op`` on ``inputs``; write into ``outputs`` when given (in-place, ``out=``)."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"
+
+
+class _OutputSpec:
+    """Inferred metadata of one output, computed once per repeated signature."""
+
+    __slots__ = ("dtype", "nbytes", "np_dtype", "shape", "stride")
+
+    def __init__(self, shape: tuple, dtype: _dt.DType) -> None:
+        self.shape = shape
+        self.dtype = dtype
+        self.np_dtype = dtype.numpy_dtype
+        self.stride = contiguous_strides(shape)
+        n = 1
+        for s in shape:
+            n *= s
+        self.nbytes = n * dtype.itemsize
+
+    def __repr__(self) -> str:
+        return f"{tuple(self.shape)} {self.dtype}"
+
+
+_INFER_CACHE_LIMIT = 8192
+
+
+class EagerLocalInterpreter(Interpreter):
+    """Run now, on this process's devices."""
+
+    name = "eager-local"
+
+    def __init__(self) -> None:
+        self._cache: dict = {}
+
+    def infer(self, op: OpExpr, inputs: tuple, attrs: dict) -> tuple[_OutputSpec, ...]:
+        """The op's inference rule, cached per (op, input shapes and dtypes, attributes)."""
+        n = len(inputs)
+        if n == 1:
+            x = inputs[0]
+            key = (op, x._shape, x._dtype)
+        elif n == 2:
+            a, b = inputs
+            key = (op, a._shape, a._dtype, b._shape, b._dtype)
+        else:
+            key = (op, *[(t._shape, t._dtype) for t in inputs])
+        if attrs:
+            values = tuple(attrs.values())
+            key = (key, values, tuple(map(type, values)))  # 2 and 2.0 are equal keys but infer differently
+        try:
+            specs = self._cache.get(key)
+        except TypeError:  # an unhashable attribute: infer every time
+            return tuple(_OutputSpec(tuple(s), d) for s, d in op.infer(attrs, *inputs))
+        if specs is None:
+            specs = tuple(_OutputSpec(tuple(s), d) for s, d in op.infer(attrs, *inputs))
+            if len(self._cache) >= _INFER_CACHE_LIMIT:
+                self._cache.clear()
+            self._cache[key] = specs
+        return specs
+
+    def apply(self, op: OpExpr, inputs: tuple, attrs: dict, outputs: tuple | None = None) -> tuple:
+        # 1. one device for all inputs
+        if inputs:
+            device = inputs[0]._storage._device
+            for i in range(1, len(inputs)):
+                if inputs[i]._storage._device is not device:
+                    _device_mismatch(device, inputs[i]._storage._device, i)
+        else:
+            device = attrs.get("device") or CPU
+        if op.view is not None:
+            return op.view(attrs, *inputs)
+        # 2. output metadata from the op's rule; 3. outputs from the device's allocator
+        specs = self.infer(op, inputs, attrs)
+        if outputs is None:
+            if len(specs) == 1:
+                outputs = (_new_output(specs[0], device),)
+            else:
+                outputs = tuple([_new_output(spec, device) for spec in specs])
+        else:
+            _check_outputs(op, specs, outputs, device)
+        device_type = device._type
+        if device_type == "meta":
+            return outputs  # meta tensors: inference ran, no kernel does
+        kernel = op.kernels.get(device_type)
+        if kernel is None:
+            raise NotImplementedError(f"{op.name}: no kernel for device type '{device_type}' (registered: {sorted(op.kernels) or 'none'})")
+        # 4. NumPy views for the kernel, contiguous only where the kernel needs it
+        n = len(inputs)
+        if n == 1:
+            ins = (inputs[0]._numpy_view(),)
+        elif n == 2:
+            ins = (inputs[0]._numpy_view(), inputs[1]._numpy_view())
+        else:
+            ins = tuple([t._numpy_view() for t in inputs])
+        if not op.strided:
+            ins = tuple([a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in ins])
+        outs = (outputs[0]._numpy_view(),) if len(outputs) == 1 else tuple([t._numpy_view() for t in outputs])
+        # 5. an instruction on the device's stream
+        stream = vm._mode.streams.get(device) or vm.stream_for(device)
+        stream.launch(op, kernel, outs, ins, attrs)
+        return outputs
+
+
+def _device_mismatch(first: Device, other: Device, position: int) -> None:
+    raise RuntimeError(
+        f"Expected all tensors to be on the same device, but found at least two devices, "
+        f"{first} (positional 0) and {other} (positional {position})!"
+    )
+
+
+def _new_output(spec: _OutputSpec, device: Device) -> Tensor:
+    """A fresh contiguous tensor for one output, its NumPy view cached for the kernel."""
+    out = object.__new__(Tensor)
+    allocator = _ALLOCATORS.get(device._type)
+    if allocator is None or spec.dtype is _dt.string:  # meta (and cuda, which fails): the slow road
+        storage = Storage(spec.nbytes, device=device, lazy=True, holds_objects=spec.dtype is _dt.string)
+        out._np_src = None
+    else:
+        data, array = allocator.allocate_array(spec.nbytes, spec.shape, spec.np_dtype)
+        storage = object.__new__(Storage)  # Storage._from_dataptr, inlined: this is the hot path
+        storage._nbytes = spec.nbytes
+        storage._device = device
+        storage._allocator = data.allocator
+        storage._data = data
+        storage._readonly = False
+        storage._holds_objects = False
+        storage._version = 0
+        out._np = array
+        out._np_src = data
+    out._storage = storage
+    out._offset = 0
+    out._shape = spec.shape
+    out._stride = spec.stride
+    out._dtype = spec.dtype
+    out._base = None
+    out._requires_grad = False
+    out.grad = None
+    out.grad_fn = None
+    return out
+
+
+def _check_outputs(op: OpExpr, specs: tuple, outputs: tuple, device: Device) -> None:
+    """In-place and ``out=`` results must have the inferred shape and a dtype it casts to."""
+    for spec, out in zip(specs, outputs, strict=True):
+        if out._shape != spec.shape:
+            raise RuntimeError(
+                f"{op.name}(): output with shape {list(out._shape)} doesn't match the broadcast shape {list(spec.shape)}"
+            )
+        if out._dtype is not spec.dtype and not _dt.can_cast_result(spec.dtype, out._dtype):
+            raise RuntimeError(f"{op.name}(): result type {spec.dtype.name} can't be cast to the desired output type {out._dtype.name}")
+        if out._storage._device != device:
+            raise RuntimeError(
+                f"Expected all tensors to be on the same device, but found at least two devices, {device} (input) and {out.device} (output)!"
+            )
+        out._check_writable(op.name)
+        out._storage._version += 1
+
+
+# ---------------------------------------------------------------------------------------
+# the mode: which interpreter this thread dispatches to
+
+
+EAGER = EagerLocalInterpreter()
+
+
+class _Mode(threading.local):
+    def __init__(self) -> None:
+        self.interpreter: Interpreter = EAGER
+
+
+_mode = _Mode()
+
+
+def current_interpreter() -> Interpreter:
+    """The interpreter that ``dispatch`` uses on this thread now."""
+    return _mode.interpreter
+
+
+@contextlib.contextmanager
+def interpreter_scope(interpreter: Interpreter) -> Iterator[Interpreter]:
+    """Dispatch to ``interpreter`` inside the block (this thread only), then restore."""
+    if not isinstance(interpreter, Interpreter):
+        raise TypeError(f"interpreter_scope(): expected an Interpreter, got {type(interpreter).__name__}")
+    previous = _mode.interpreter
+    _mode.interpreter = interpreter
+    try:
+        yield interpreter
+    finally:
+        _mode.interpreter = previous
+
+
+def dispatch(op: OpExpr, inputs: tuple, attrs: dict = NO_ATTRS, outputs: tuple | None = None) -> tuple:
+    """Hand a primitive op to the current interpreter; returns the tuple of outputs."""
+    return _mode.interpreter.apply(op, inputs, attrs, outputs)

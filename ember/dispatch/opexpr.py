@@ -1,0 +1,85 @@
+"""OpExpr: a primitive op as the interpreters see it, and the registry of its rules.
+
+An ``OpExpr`` is built once per primitive (OneFlow's ``OpBuilder("relu").Input("x").Output("y")``)
+and carries everything an interpreter needs that does not depend on the call: the op type
+name, input and output names, whether the kernel takes strided inputs, and the rules
+registered beside the op in its family module:
+
+- ``infer(attrs, *inputs) -> ((shape, dtype), ...)``: output metadata from input metadata
+  (inputs are tensors; only their shape/dtype/device may be read). One pair per output.
+- ``kernels[device_type](outs, ins, attrs)``: NumPy arrays in, written into ``outs``.
+- ``view(attrs, *inputs) -> tensors``: for view ops, the metadata-only implementation.
+- ``derivative``: filled in by the autograd issue.
+
+>>> op = OpExpr("my_neg", ("x",), ("y",))
+>>> op
+OpExpr('my_neg', inputs=('x',), outputs=('y',))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+__all__ = ["OP_REGISTRY", "OpExpr", "get_op", "register_kernel"]
+
+
+class OpExpr:
+    """A primitive op: type name, input/output names, and its registered rules."""
+
+    __slots__ = ("derivative", "infer", "inputs", "kernels", "name", "outputs", "strided", "view")
+
+    def __init__(self, name: str, inputs: tuple[str, ...], outputs: tuple[str, ...] = ("out",), *, strided: bool = True) -> None:
+        if name in OP_REGISTRY:
+            raise ValueError(f"OpExpr {name!r} is already registered")
+        self.name = name
+        self.inputs = tuple(inputs)
+        self.outputs = tuple(outputs)
+        self.strided = strided
+        self.infer: Callable | None = None
+        self.view: Callable | None = None
+        self.kernels: dict[str, Callable] = {}
+        self.derivative: Callable | None = None
+        OP_REGISTRY[name] = self
+
+    def shape_rule(self, fn: Callable) -> Callable:
+        """Decorator: register the inference rule."""
+        self.infer = fn
+        return fn
+
+    def view_rule(self, fn: Callable) -> Callable:
+        """Decorator: register a view op's metadata-only implementation."""
+        self.view = fn
+        return fn
+
+    @property
+    def is_view(self) -> bool:
+        return self.view is not None
+
+    def __repr__(self) -> str:
+        return f"OpExpr({self.name!r}, inputs={self.inputs}, outputs={self.outputs})"
+
+    def __reduce__(self):
+        return (get_op, (self.name,))
+
+
+OP_REGISTRY: dict[str, OpExpr] = {}
+
+
+def get_op(name: str) -> OpExpr:
+    try:
+        return OP_REGISTRY[name]
+    except KeyError:
+        raise KeyError(f"no primitive op named {name!r}") from None
+
+
+def register_kernel(op_name: str, device_type: str = "cpu") -> Callable:
+    """Decorator: register ``fn(outs, ins, attrs)`` as ``op_name``'s kernel on a device type."""
+
+    def register(fn: Callable) -> Callable:
+        op = get_op(op_name)
+        if device_type in op.kernels:
+            raise ValueError(f"a {device_type} kernel for {op_name!r} is already registered")
+        op.kernels[device_type] = fn
+        return fn
+
+    return register

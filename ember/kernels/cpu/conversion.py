@@ -1,0 +1,3 @@
+"""CPU kernels of the conversion ops."""
+
+from __future__ import annotations

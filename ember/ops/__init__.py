@@ -1,0 +1,17 @@
+"""The op system: schema, functors and rules per family, and the generated functional API.
+
+Importing this package registers every family's functors and primitives and the CPU
+kernels, then builds the functional API from ``schema.yaml`` and binds the Tensor methods.
+"""
+
+from .._core.tensor import Tensor as _Tensor
+
+from . import conversion, creation, elementwise, indexing, linalg, nn, random, reduction, shape  # isort: skip
+from ..kernels import cpu as _cpu_kernels  # noqa: F401 - registers the CPU kernels on the ops above
+
+from . import functional  # isort: skip - built last, from everything registered above
+
+for _name, _attr in functional.METHODS.items():
+    setattr(_Tensor, _name, _attr)
+
+__all__ = ["conversion", "creation", "elementwise", "functional", "indexing", "linalg", "nn", "random", "reduction", "shape"]

@@ -1,0 +1,345 @@
+"""Build the functional API, Tensor methods and operators from the schema, at import.
+
+For every schema entry this writes the Python source of one function with the real signature
+(so ``inspect.signature`` and ``help`` show it), an inline type test per argument, overload
+selection, and a call to the entry's functor. All of it is one compiled module whose text is
+registered with ``linecache`` under ``<ember.ops.functional>``: tracebacks show the generated
+lines, and ``inspect.getsource(ember.add)`` prints them. ``generated_source()`` returns the
+whole text.
+"""
+
+from __future__ import annotations
+
+import linecache
+from dataclasses import dataclass, field, replace
+
+from .._core.dtype import DType
+from .._core.tensor import Tensor
+from . import args as _args
+from .schema import OpEntry, Param, SchemaError, Signature, Type
+
+__all__ = ["FILENAME", "Generated", "build", "generated_source"]
+
+FILENAME = "<ember.ops.functional>"
+
+# Tensor dunders and how each calls its entry's function. The table is the truth: a name
+# alone cannot tell __rshift__ (x >> y) from a reflected __rrshift__.
+OPERATOR_KINDS = {
+    "__add__": "binary", "__radd__": "reflected_commutative", "__iadd__": "inplace",
+    "__sub__": "binary", "__rsub__": "reflected", "__isub__": "inplace",
+    "__mul__": "binary", "__rmul__": "reflected_commutative", "__imul__": "inplace",
+    "__truediv__": "binary", "__rtruediv__": "reflected", "__itruediv__": "inplace",
+    "__floordiv__": "binary", "__rfloordiv__": "reflected", "__ifloordiv__": "inplace",
+    "__mod__": "binary", "__rmod__": "reflected", "__imod__": "inplace",
+    "__pow__": "binary", "__rpow__": "reflected", "__ipow__": "inplace",
+    "__matmul__": "binary", "__rmatmul__": "reflected", "__imatmul__": "inplace",
+    "__and__": "binary", "__rand__": "reflected_commutative", "__iand__": "inplace",
+    "__or__": "binary", "__ror__": "reflected_commutative", "__ior__": "inplace",
+    "__xor__": "binary", "__rxor__": "reflected_commutative", "__ixor__": "inplace",
+    "__lshift__": "binary", "__rlshift__": "reflected", "__ilshift__": "inplace",
+    "__rshift__": "binary", "__rrshift__": "reflected", "__irshift__": "inplace",
+    "__eq__": "binary", "__ne__": "binary", "__lt__": "binary",
+    "__le__": "binary", "__gt__": "binary", "__ge__": "binary",
+    "__neg__": "unary", "__pos__": "unary", "__abs__": "unary", "__invert__": "unary",
+    "__getitem__": "direct", "__setitem__": "direct",
+}  # fmt: skip
+
+# Inline fast tests per type; the converter in args.py runs only when the test fails.
+_FAST_TEST = {
+    "Tensor": "isinstance({n}, _e_Tensor)",
+    "Int": "type({n}) is int",
+    "Bool": "type({n}) is bool",
+    "Float": "type({n}) is float",
+    "Scalar": "type({n}) in _e_SCALARS",
+    "String": "type({n}) is str",
+    "DType": "type({n}) is _e_DType",
+    "Object": "True",
+}
+# Which types decide between overloads, and how.
+_GUARD = {
+    "Tensor": "isinstance({n}, _e_Tensor)",
+    "Scalar": "_e_is_scalar({n})",
+    "TensorList": "_e_is_tensor_list({n})",
+}
+
+_OUT = Param(Type("Tensor", None, True), "out", "None", True)
+_MISSING = object()
+
+
+@dataclass
+class Generated:
+    """What the schema produced: public functions, Tensor attributes, and the source."""
+
+    functions: dict = field(default_factory=dict)
+    namespaces: dict = field(default_factory=dict)  # "linalg" -> {"inv": fn}
+    methods: dict = field(default_factory=dict)
+    source: str = ""
+
+
+def _with_out(sig: Signature) -> Signature:
+    if any(p.name == "out" for p in sig.params):
+        return sig
+    return replace(sig, params=(*sig.params, _OUT))
+
+
+def _union_params(entry: OpEntry, sigs: list[Signature]) -> list[tuple[Param, object]]:
+    """The Python parameters of the generated function: positional by position, keyword by
+    name; a parameter that overloads default differently defaults to a sentinel."""
+    positional: list[Param] = []
+    for sig in sigs:
+        for i, p in enumerate(sig.positional):
+            if i == len(positional):
+                positional.append(p)
+            elif positional[i].name != p.name:
+                raise SchemaError(f"{entry.name}: overloads name positional parameter {i + 1} differently ({positional[i].name!r} vs {p.name!r})")
+    keyword: dict[str, Param] = {}
+    for sig in sigs:
+        for p in sig.keyword:
+            keyword.setdefault(p.name, p)
+    result = []
+    for p in [*positional, *keyword.values()]:
+        defaults = {q.default_text for s in sigs for q in s.params if q.name == p.name}
+        present_everywhere = all(any(q.name == p.name for q in s.params) for s in sigs)
+        if len(defaults) == 1 and present_everywhere:
+            result.append((p, p.default_text))
+        else:
+            result.append((p, _MISSING))
+    return result
+
+
+def _convert(p: Param, position: int | None, fn: str) -> list[str]:
+    """Lines that check (and canonicalize) parameter ``p`` inside the generated function."""
+    n, t = p.name, p.type
+    pos = position if position is not None else "None"
+    converter = f"_e_args.to_{_snake(t.base)}"
+    size = f", {t.size}" if t.size is not None else ""
+    call = f"{n} = {converter}({n}, {fn!r}, {n!r}, {pos}{size})"
+    if t.base == "IntList":
+        test = f"type({n}) is tuple and {n} and type({n}[0]) is int and len({n}) == {t.size}" if t.size else None
+        lines = [f"if type({n}) is int: {n} = ({n},) * {t.size or 1}", f"elif {'not (' + test + ')' if test else 'True'}: {call}"]
+        if t.optional:
+            return [f"if {n} is not None:", *("    " + line for line in lines)]
+        return lines
+    fast = _FAST_TEST.get(t.base)
+    if fast == "True":
+        return []
+    if fast and fast.startswith("type({n}) in"):
+        cond = fast.format(n=n).replace(" in ", " not in ", 1)
+    else:
+        cond = f"not {fast.format(n=n)}" if fast else "True"
+    if t.optional:
+        cond = f"{n} is not None and {cond}" if fast else f"{n} is not None"
+    return [f"if {cond}: {call}"]
+
+
+def _snake(base: str) -> str:
+    out = "".join("_" + c.lower() if c.isupper() else c for c in base).lstrip("_")
+    return out.replace("d_type", "dtype")
+
+
+def _default_literal(text: str | object | None) -> str:
+    return "_e_MISSING" if text is _MISSING else str(_literal(text))
+
+
+def _literal(text: str) -> str:
+    value = Param(Type("Object"), "x", text).default
+    return repr(value)
+
+
+def _checked_by_guard(p: Param) -> bool:
+    return p.type.base in ("Tensor", "TensorList")
+
+
+def _branch(entry: OpEntry, sig: Signature, index: int, union: list[tuple[Param, object]], guarded: bool) -> list[str]:
+    names = {p.name for p in sig.params}
+    body: list[str] = []
+    for p, union_default in union:
+        if p.name not in names:
+            continue
+        mine = next(q for q in sig.params if q.name == p.name)
+        if union_default is _MISSING:
+            if mine.has_default:
+                body.append(f"if {p.name} is _e_MISSING: {p.name} = {_literal(mine.default_text)}")
+            else:
+                body.append(f"if {p.name} is _e_MISSING: raise TypeError(\"{entry.name}(): missing required argument '{p.name}'\")")
+    positions = {p.name: i + 1 for i, p in enumerate(sig.positional)}
+    for p in sig.params:
+        if guarded and _checked_by_guard(p):
+            continue
+        body.extend(_convert(p, positions.get(p.name), entry.name))
+    call_args = ", ".join(p.name for p in sig.params)
+    body.append(f"return _e_F{index}({call_args})")
+    if not guarded:
+        return body
+    tests = []
+    for p, _ in union:
+        if p.name not in names:
+            tests.append(f"{p.name} is _e_MISSING")
+            continue
+        mine = next(q for q in sig.params if q.name == p.name)
+        guard = _GUARD.get(mine.type.base)
+        if guard:
+            g = guard.format(n=p.name)
+            tests.append(f"({p.name} is None or {g})" if mine.type.optional else g)
+    head = f"if {' and '.join(tests) or 'True'}:  # {sig}"
+    return [head, *("    " + line for line in body)]
+
+
+def _function_source(entry: OpEntry, index_base: int) -> tuple[str, list[Signature]]:
+    sigs = [(_with_out(s) if entry.out else s) for s in entry.signatures]
+    union = _union_params(entry, sigs)
+    params, star = [], False
+    for p, default in union:
+        if p.kw_only and not star:
+            params.append("*")
+            star = True
+        params.append(p.name if default is None else f"{p.name}={_default_literal(default)}")
+    lines = [f"def {entry.python_name}({', '.join(params)}):"]
+    lines.append(f"    {_docstring(entry)}")
+    guarded = len(sigs) > 1
+    for i, sig in enumerate(sigs):
+        lines.extend("    " + line for line in _branch(entry, sig, index_base + i, union, guarded))
+    if guarded:
+        got = ", ".join(p.name for p, _ in union)
+        lines.append(f"    raise _e_no_overload({entry.name!r}, _e_SIGS{index_base}, ({got},), {[p.name for p, _ in union]!r})")
+    return "\n".join(lines), sigs
+
+
+def _docstring(entry: OpEntry) -> str:
+    text = entry.doc.strip()
+    sigs = "\n".join(f"    {s}" for s in entry.signatures)
+    full = f"{text}\n\nSchema:\n{sigs}\n" if text else f"Schema:\n{sigs}\n"
+    return repr(full).replace("\\n", "\n    ") if "'''" in full else '"""' + full.replace("\\", "\\\\").replace('"""', '\\"\\"\\"').replace("\n", "\n    ") + '"""'
+
+
+def no_overload(name: str, sigs: list[Signature], values: tuple, names: list[str]) -> TypeError:
+    got = ", ".join(_args._typename(v) for v in values if v is not _MISSING and v is not None)
+    expected = "\n".join(f" * ({str(s).split('(', 1)[1].rsplit(')', 1)[0]})" for s in sigs)
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n{expected}")
+
+
+def _operator_source(dunder: str, kind: str, entry: OpEntry) -> str:
+    fn = entry.python_name
+    if kind == "binary":
+        return (
+            f"def {dunder}(self, other):\n"
+            f"    if isinstance(other, _e_Tensor) or _e_is_scalar(other): return {fn}(self, other)\n"
+            f"    return NotImplemented"
+        )
+    if kind == "reflected_commutative":
+        return f"def {dunder}(self, other):\n    if _e_is_scalar(other): return {fn}(self, other)\n    return NotImplemented"
+    if kind == "reflected":
+        return (
+            f"def {dunder}(self, other):\n"
+            f"    if _e_is_scalar(other): return {fn}(_e_scalar_tensor_like(other, self), self)\n"
+            f"    return NotImplemented"
+        )
+    if kind == "inplace":
+        if not entry.inplace:
+            raise SchemaError(f"{entry.name}: operator {dunder} needs an in-place variant ('inplace' key)")
+        return f"def {dunder}(self, other):\n    return {entry.inplace}(self, other)"
+    if kind == "unary":
+        return f"def {dunder}(self):\n    return {fn}(self)"
+    raise SchemaError(f"unknown operator kind {kind!r}")
+
+
+def _inplace_source(entry: OpEntry, sigs: list[Signature]) -> str:
+    """``relu_(x)`` calls ``relu(x, inplace=True)``; without an ``inplace`` parameter,
+    ``add_(a, b)`` calls ``add(a, b, out=a)``."""
+    sig = sigs[0]
+    first = sig.positional[0].name
+    names = [p for p in _union_params(entry, sigs) if p[0].name not in ("inplace", "out")]
+    params, star = [], False
+    for p, default in names:
+        if p.kw_only and not star:
+            params.append("*")
+            star = True
+        params.append(p.name if default is None else f"{p.name}={_default_literal(default)}")
+    call = ", ".join(f"{p.name}={p.name}" if p.kw_only else p.name for p, _ in names)
+    has_inplace = any(p.name == "inplace" for s in sigs for p in s.params)
+    if has_inplace:
+        tail = "inplace=True"
+    elif entry.out:
+        tail = f"out={first}"
+    else:
+        raise SchemaError(f"{entry.name}: an in-place variant needs a 'Bool inplace' parameter or out=True")
+    doc = f'"""In-place :func:`{entry.name}`: writes the result into ``{first}`` and returns it."""'
+    return f"def {entry.inplace}({', '.join(params)}):\n    {doc}\n    return {entry.python_name}({call}, {tail})"
+
+
+def build(entries: tuple[OpEntry, ...], functors: dict) -> Generated:
+    """Generate and compile the functional API for ``entries``."""
+    namespace: dict = {
+        "_e_Tensor": Tensor,
+        "_e_DType": DType,
+        "_e_SCALARS": _args.SCALAR_TYPES,
+        "_e_args": _args,
+        "_e_is_scalar": _args.is_scalar,
+        "_e_is_tensor_list": _args.is_tensor_list,
+        "_e_scalar_tensor_like": _args.scalar_tensor_like,
+        "_e_no_overload": no_overload,
+        "_e_MISSING": _MISSING,
+        "__name__": "ember.ops.functional",
+    }
+    chunks: list[str] = []
+    index = 0
+    for entry in entries:
+        source, sigs = _function_source(entry, index)
+        for i, sig in enumerate(sigs):
+            if sig.functor not in functors:
+                raise SchemaError(f"{entry.name}: no functor registered as {sig.functor!r}")
+            namespace[f"_e_F{index + i}"] = functors[sig.functor]
+        namespace[f"_e_SIGS{index}"] = sigs
+        index += len(sigs)
+        chunks.append(source)
+        if entry.inplace:
+            chunks.append(_inplace_source(entry, sigs))
+        for dunder in entry.operators:
+            kind = OPERATOR_KINDS.get(dunder)
+            if kind is None:
+                raise SchemaError(f"{entry.name}: {dunder!r} is not an operator ember binds (known: {', '.join(OPERATOR_KINDS)})")
+            if kind != "direct":
+                chunks.append(_operator_source(dunder, kind, entry).replace(f"def {dunder}(", f"def _e_op{dunder}("))
+    source = "\n\n\n".join(chunks) + "\n"
+    linecache.cache[FILENAME] = (len(source), None, source.splitlines(keepends=True), FILENAME)
+    exec(compile(source, FILENAME, "exec"), namespace)
+    generated = Generated(source=source)
+    for entry in entries:
+        fn = namespace[entry.python_name]
+        target = generated.namespaces.setdefault(entry.namespace, {}) if entry.namespace else generated.functions
+        target[entry.short_name] = fn
+        for alias in entry.aliases:
+            target[alias] = fn
+        if entry.inplace:
+            generated.functions[entry.inplace] = namespace[entry.inplace]
+        _bind_methods(entry, namespace, generated)
+    global _SOURCE
+    _SOURCE = source
+    return generated
+
+
+def _bind_methods(entry: OpEntry, namespace: dict, generated: Generated) -> None:
+    fn = namespace[entry.python_name]
+    if entry.method:
+        first = entry.signatures[0].positional
+        if not first or first[0].type.base != "Tensor":
+            raise SchemaError(f"{entry.name}: a Tensor method needs a Tensor as its first parameter")
+        if entry.method == "property":
+            generated.methods[entry.short_name] = property(fn)
+        else:
+            generated.methods[entry.method_name] = fn
+            for alias in entry.aliases:
+                generated.methods[alias] = fn
+            if entry.inplace:
+                generated.methods[entry.inplace] = namespace[entry.inplace]
+    for dunder in entry.operators:
+        kind = OPERATOR_KINDS[dunder]
+        generated.methods[dunder] = fn if kind == "direct" else namespace[f"_e_op{dunder}"]
+
+
+_SOURCE = ""
+
+
+def generated_source() -> str:
+    """The text of every generated function (what tracebacks and ``inspect`` show)."""
+    return _SOURCE

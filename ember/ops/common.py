@@ -1,0 +1,56 @@
+"""Rules shared by the op families: broadcasting with PyTorch's message, dim checks, dtypes.
+
+>>> broadcast_pair((2, 1), (3,))
+(2, 3)
+"""
+
+from __future__ import annotations
+
+from .._core import dtype as _dt
+from .._core.shape import wrap_dim
+
+__all__ = ["broadcast_pair", "check_dtype", "normalize_dims", "wrap_dim"]
+
+
+def broadcast_pair(a: tuple, b: tuple) -> tuple:
+    """Broadcast two shapes; the error names the first dimension that disagrees."""
+    if a == b:
+        return a
+    na, nb = len(a), len(b)
+    n = max(na, nb)
+    out = []
+    for i in range(n):
+        da = a[i - n + na] if i - n + na >= 0 else 1
+        db = b[i - n + nb] if i - n + nb >= 0 else 1
+        if da == db or db == 1:
+            out.append(da)
+        elif da == 1:
+            out.append(db)
+        else:
+            raise RuntimeError(f"The size of tensor a ({da}) must match the size of tensor b ({db}) at non-singleton dimension {i}")
+    return tuple(out)
+
+
+def broadcast_all(*shapes: tuple) -> tuple:
+    out = shapes[0]
+    for s in shapes[1:]:
+        out = broadcast_pair(out, s)
+    return out
+
+
+def normalize_dims(dim, ndim: int, op: str) -> tuple[int, ...]:
+    """``dim`` (None, an int or a tuple) as sorted non-negative dims; None means all."""
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, int):
+        dim = (dim,)
+    dims = tuple(wrap_dim(d, ndim, op) for d in dim)
+    if len(set(dims)) != len(dims):
+        raise RuntimeError(f"{op}(): dim {dims} appears multiple times in the list of dims")
+    return tuple(sorted(dims))
+
+
+def check_dtype(op: str, arg: str, dtype: _dt.DType, allowed: str) -> None:
+    """Refuse a dtype outside ``allowed`` (an array-API kind such as 'numeric' or 'real floating')."""
+    if not _dt.isdtype(dtype, allowed):
+        raise TypeError(f"{op}(): argument '{arg}' must have a {allowed} dtype, got {dtype}")

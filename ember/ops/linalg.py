@@ -1,0 +1,3 @@
+"""Linalg ops: functors, inference rules and (with autograd) derivatives, side by side."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""Random ops: functors, inference rules and (with autograd) derivatives, side by side."""
+
+from __future__ import annotations
