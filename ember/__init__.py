@@ -68,7 +68,7 @@ from .interop.numpy import as_tensor, from_numpy, frombuffer
 
 from . import ops  # isort: skip - builds the functional API and binds Tensor methods
 from . import linalg  # isort: skip
-from .dispatch import vm  # isort: skip
+from .dispatch import explain, trace, vm  # isort: skip
 from ._core.generator import Generator, default_generator, initial_seed, manual_seed, seed  # isort: skip
 
 dtype = DType
@@ -150,7 +150,7 @@ __all__ = [
     "zeros",
     "zeros_like",
 ]
-__all__ += ["Generator", "default_generator", "initial_seed", "linalg", "manual_seed", "ops", "seed", "vm"]
+__all__ += ["Generator", "default_generator", "explain", "initial_seed", "linalg", "manual_seed", "ops", "seed", "trace", "vm"]
 
 # Every public op of the schema: ember.relu, ember.add, ... The schema is the list; the
 # generated functions are bound here by name rather than copied into a hand-kept import.

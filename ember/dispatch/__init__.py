@@ -10,6 +10,7 @@ from .interpreter import (
     interpreter_scope,
 )
 from .opexpr import OP_REGISTRY, OpExpr, get_op, register_kernel
+from .trace import Trace, explain, trace
 
 __all__ = [
     "NO_ATTRS",
@@ -17,10 +18,13 @@ __all__ = [
     "EagerLocalInterpreter",
     "Interpreter",
     "OpExpr",
+    "Trace",
     "current_interpreter",
     "dispatch",
+    "explain",
     "get_op",
     "interpreter_scope",
     "register_kernel",
+    "trace",
     "vm",
 ]

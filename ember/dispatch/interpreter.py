@@ -104,18 +104,25 @@ class EagerLocalInterpreter(Interpreter):
         return specs
 
     def apply(self, op: OpExpr, inputs: tuple, attrs: dict, outputs: tuple | None = None) -> tuple:
+        # This is every eager op's road, so it is written flat: each call saved is ~60 ns.
         # 1. one device for all inputs
-        if inputs:
+        n = len(inputs)
+        if n:
             device = inputs[0]._storage._device
-            for i in range(1, len(inputs)):
+            for i in range(1, n):
                 if inputs[i]._storage._device is not device:
                     _device_mismatch(device, inputs[i]._storage._device, i)
         else:
             device = attrs.get("device") or CPU
         if op.view is not None:
             return op.view(attrs, *inputs)
-        # 2. output metadata from the op's rule; 3. outputs from the device's allocator
-        specs = self.infer(op, inputs, attrs)
+        # 2. output metadata from the op's rule, cached per signature
+        if n == 2 and not attrs:
+            a, b = inputs
+            specs = self._cache.get((op, a._shape, a._dtype, b._shape, b._dtype)) or self.infer(op, inputs, attrs)
+        else:
+            specs = self.infer(op, inputs, attrs)
+        # 3. outputs from the device's allocator (or the caller's, for in-place and out=)
         if outputs is None:
             if len(specs) == 1:
                 outputs = (_new_output(specs[0], device),)
@@ -129,8 +136,7 @@ class EagerLocalInterpreter(Interpreter):
         kernel = op.kernels.get(device_type)
         if kernel is None:
             raise NotImplementedError(f"{op.name}: no kernel for device type '{device_type}' (registered: {sorted(op.kernels) or 'none'})")
-        # 4. NumPy views for the kernel, contiguous only where the kernel needs it
-        n = len(inputs)
+        # 4. NumPy views for the kernel (cached on each tensor), contiguous where the kernel needs it
         if n == 1:
             ins = (inputs[0]._numpy_view(),)
         elif n == 2:
@@ -138,7 +144,7 @@ class EagerLocalInterpreter(Interpreter):
         else:
             ins = tuple([t._numpy_view() for t in inputs])
         if not op.strided:
-            ins = tuple([a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in ins])
+            ins = tuple([x if x.flags.c_contiguous else np.ascontiguousarray(x) for x in ins])
         outs = (outputs[0]._numpy_view(),) if len(outputs) == 1 else tuple([t._numpy_view() for t in outputs])
         # 5. an instruction on the device's stream
         stream = vm._mode.streams.get(device) or vm.stream_for(device)

@@ -18,6 +18,7 @@ OpExpr('my_neg', inputs=('x',), outputs=('y',))
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable
 
 __all__ = ["OP_REGISTRY", "OpExpr", "get_op", "register_kernel"]
@@ -72,6 +73,18 @@ def get_op(name: str) -> OpExpr:
         raise KeyError(f"no primitive op named {name!r}") from None
 
 
+def _named_copy(fn: Callable, name: str) -> Callable:
+    """``fn`` with its own code object named ``name`` (kernels made by one factory share a
+    code object; tracebacks and traces tell them apart by the name)."""
+    if not isinstance(fn, types.FunctionType) or fn.__code__.co_name == name:
+        return fn
+    code = fn.__code__.replace(co_name=name, co_qualname=name) if hasattr(fn.__code__, "co_qualname") else fn.__code__.replace(co_name=name)
+    copy = types.FunctionType(code, fn.__globals__, name, fn.__defaults__, fn.__closure__)
+    copy.__kwdefaults__ = fn.__kwdefaults__
+    copy.__qualname__ = name
+    return copy
+
+
 def register_kernel(op_name: str, device_type: str = "cpu") -> Callable:
     """Decorator: register ``fn(outs, ins, attrs)`` as ``op_name``'s kernel on a device type."""
 
@@ -79,7 +92,7 @@ def register_kernel(op_name: str, device_type: str = "cpu") -> Callable:
         op = get_op(op_name)
         if device_type in op.kernels:
             raise ValueError(f"a {device_type} kernel for {op_name!r} is already registered")
-        op.kernels[device_type] = fn
+        op.kernels[device_type] = _named_copy(fn, f"{op_name}_{device_type}")
         return fn
 
     return register

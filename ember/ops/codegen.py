@@ -185,17 +185,41 @@ def _branch(entry: OpEntry, sig: Signature, index: int, union: list[tuple[Param,
     return [head, *("    " + line for line in body)]
 
 
+def vararg_param(sigs: list[Signature]) -> Param | None:
+    """PyTorch's rule: a required size list after nothing but tensors may be given as varargs
+    (``zeros(2, 3)``, ``x.view(2, 3)``, ``x.permute(1, 0)``) as well as one sequence."""
+    if len(sigs) != 1:
+        return None
+    positional = sigs[0].positional
+    if not positional:
+        return None
+    last = positional[-1]
+    if last.type.base != "IntList" or last.type.size is not None or last.type.optional or last.has_default:
+        return None
+    if any(p.type.base != "Tensor" for p in positional[:-1]):
+        return None
+    return last
+
+
 def _function_source(entry: OpEntry, index_base: int) -> tuple[str, list[Signature]]:
     sigs = [(_with_out(s) if entry.out else s) for s in entry.signatures]
     union = _union_params(entry, sigs)
+    varargs = vararg_param(sigs)
     params, star = [], False
     for p, default in union:
+        if p is varargs:
+            params.append(f"*{p.name}")
+            star = True
+            continue
         if p.kw_only and not star:
             params.append("*")
             star = True
         params.append(p.name if default is None else f"{p.name}={_default_literal(default)}")
     lines = [f"def {entry.python_name}({', '.join(params)}):"]
     lines.append(f"    {_docstring(entry)}")
+    if varargs is not None:
+        n = varargs.name
+        lines.append(f"    if len({n}) == 1 and type({n}[0]) is not int: {n} = {n}[0]  # one sequence, or varargs")
     guarded = len(sigs) > 1
     for i, sig in enumerate(sigs):
         lines.extend("    " + line for line in _branch(entry, sig, index_base + i, union, guarded))
@@ -218,16 +242,37 @@ def no_overload(name: str, sigs: list[Signature], values: tuple, names: list[str
     return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n{expected}")
 
 
-def _operator_source(dunder: str, kind: str, entry: OpEntry) -> str:
+def _direct_calls(sigs: list[Signature], index_base: int) -> dict[str, str]:
+    """For a binary operator: the functor call per type of ``other`` that needs no argument
+    checks (``self`` is a Tensor, ``other`` passed the type test), skipping one layer."""
+    calls = {}
+    for i, sig in enumerate(sigs):
+        pos = sig.positional
+        if len(pos) < 2 or pos[0].type.base != "Tensor" or any(not p.has_default for p in sig.params[2:]):
+            continue
+        base = pos[1].type.base
+        if base in ("Tensor", "Scalar") and base not in calls:
+            rest = [_literal(p.default_text) for p in sig.params[2:]]
+            calls[base] = f"_e_F{index_base + i}({', '.join(['self', 'other', *rest])})"
+    return calls
+
+
+def _operator_source(dunder: str, kind: str, entry: OpEntry, calls: dict[str, str]) -> str:
     fn = entry.python_name
+    fast = []
+    if "Tensor" in calls and kind == "binary":
+        fast.append(f"    if isinstance(other, _e_Tensor): return {calls['Tensor']}")
+    if "Scalar" in calls and kind in ("binary", "reflected_commutative"):
+        fast.append(f"    if type(other) in _e_SCALARS: return {calls['Scalar']}")
+    fast = "\n".join(fast) + "\n" if fast else ""
     if kind == "binary":
         return (
-            f"def {dunder}(self, other):\n"
+            f"def {dunder}(self, other):\n{fast}"
             f"    if isinstance(other, _e_Tensor) or _e_is_scalar(other): return {fn}(self, other)\n"
             f"    return NotImplemented"
         )
     if kind == "reflected_commutative":
-        return f"def {dunder}(self, other):\n    if _e_is_scalar(other): return {fn}(self, other)\n    return NotImplemented"
+        return f"def {dunder}(self, other):\n{fast}    if _e_is_scalar(other): return {fn}(self, other)\n    return NotImplemented"
     if kind == "reflected":
         return (
             f"def {dunder}(self, other):\n"
@@ -299,7 +344,7 @@ def build(entries: tuple[OpEntry, ...], functors: dict) -> Generated:
             if kind is None:
                 raise SchemaError(f"{entry.name}: {dunder!r} is not an operator ember binds (known: {', '.join(OPERATOR_KINDS)})")
             if kind != "direct":
-                chunks.append(_operator_source(dunder, kind, entry).replace(f"def {dunder}(", f"def _e_op{dunder}("))
+                chunks.append(_operator_source(dunder, kind, entry, _direct_calls(sigs, index - len(sigs))))
     source = "\n\n\n".join(chunks) + "\n"
     linecache.cache[FILENAME] = (len(source), None, source.splitlines(keepends=True), FILENAME)
     exec(compile(source, FILENAME, "exec"), namespace)
@@ -334,7 +379,7 @@ def _bind_methods(entry: OpEntry, namespace: dict, generated: Generated) -> None
                 generated.methods[entry.inplace] = namespace[entry.inplace]
     for dunder in entry.operators:
         kind = OPERATOR_KINDS[dunder]
-        generated.methods[dunder] = fn if kind == "direct" else namespace[f"_e_op{dunder}"]
+        generated.methods[dunder] = fn if kind == "direct" else namespace[dunder]
 
 
 _SOURCE = ""

@@ -295,8 +295,9 @@ class OpEntry:
                 value = value[0] if len(value) == 1 else list(value) if value else None
             elif isinstance(value, tuple):
                 value = list(value)
-            if value != default and value != list(default or ()):
-                out[key] = value
+            if value == default or (isinstance(default, tuple) and value == list(default)):
+                continue
+            out[key] = value
         return out
 
 
