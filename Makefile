@@ -28,6 +28,7 @@ lint: $(STAMP)
 # Optional peers for the interop tests and the benchmarks' ratios; tests skip without them.
 interop: $(STAMP)
 	$(PY) -m pip install -q "torch==2.13.0" || echo "torch==2.13.0 is not installable here; its tests will skip"
+	$(PY) -m pip install -q "array-api-strict==2.6.1" || echo "array-api-strict is not installable here; its tests will skip"
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis .ruff_cache

@@ -68,10 +68,13 @@ from .interop.numpy import as_tensor, from_numpy, frombuffer
 
 from . import ops  # isort: skip - builds the functional API and binds Tensor methods
 from . import linalg  # isort: skip
+from . import array_api  # isort: skip - the array API standard's namespace over the same ops
 from .dispatch import explain, trace, vm  # isort: skip
 from ._core.generator import Generator, default_generator, initial_seed, manual_seed, seed  # isort: skip
 
 dtype = DType
+__array_api_version__ = array_api.__array_api_version__
+Tensor.__array_namespace__ = array_api._tensor_array_namespace
 
 __version__ = "0.1.0"
 
@@ -150,7 +153,7 @@ __all__ = [
     "zeros",
     "zeros_like",
 ]
-__all__ += ["Generator", "default_generator", "explain", "initial_seed", "linalg", "manual_seed", "ops", "seed", "trace", "vm"]
+__all__ += ["Generator", "array_api", "default_generator", "explain", "initial_seed", "linalg", "manual_seed", "ops", "seed", "trace", "vm"]
 
 # Every public op of the schema: ember.relu, ember.add, ... The schema is the list; the
 # generated functions are bound here by name rather than copied into a hand-kept import.

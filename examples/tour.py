@@ -103,4 +103,20 @@ restored, restored_t = pickle.loads(payload, buffers=[bytearray(b.raw()) for b i
 show("pickled bytes in-band / out-of-band", (len(payload), sum(b.raw().nbytes for b in buffers)))
 show("restored views share one storage", restored.untyped_storage() is restored_t.untyped_storage())
 show("restored.T", restored_t)
-print("\nMore to come: the op system, autograd and the training demo, graphs and sessions, DLPack and TensorProto.")
+
+section("The op system: ember.relu(x) travels schema -> functor -> interpreter -> VM -> kernel (OneFlow seed)")
+x = ember.tensor([[-1.0, 2.0], [3.0, -4.0]])
+ember.relu(x)  # a first call fills the inference cache; explain the steady state
+y = ember.explain(ember.relu, x)
+show("relu(x)", y)
+with ember.trace() as journeys:
+    h = ember.linear(ember.randn(4, 100), ember.randn(200, 100) * 0.1, ember.zeros(200))
+    h = ember.relu(h)
+    logits = ember.linear(h, ember.randn(10, 200) * 0.1, ember.zeros(10))
+    probabilities = ember.softmax(logits, dim=1)
+print("the seed's TinyModel forward pass, op by op:")
+print(journeys.table())
+show("rows of softmax sum to 1", probabilities.sum(dim=1))
+show("the same ops on the meta device (inference, no kernels)", ember.matmul(ember.empty(64, 128, device="meta"), ember.empty(128, 32, device="meta")))
+
+print("\nMore to come: autograd and the training demo, graphs and sessions, DLPack and TensorProto.")

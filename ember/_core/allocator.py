@@ -133,7 +133,15 @@ def _released(ref: weakref.ref) -> None:
     allocator.free(block, nbytes)
 
 
+def _released_small(ref: weakref.ref) -> None:
+    """The free path of CPUAllocator.allocate_array's blocks: NumPy frees the memory, this counts it."""
+    _, stats, nbytes = _LIVE.pop(id(ref))
+    stats.allocated -= nbytes
+    stats.num_frees += 1
+
+
 _weakref = weakref.ref
+_new_dataptr = object.__new__
 
 
 def _stats_for(device: Device) -> _DeviceStats:
@@ -245,14 +253,18 @@ class CPUAllocator(Allocator):
         # Small outputs come straight from NumPy, typed: computing a 64-byte aligned address
         # costs more than an op on a few hundred elements, and buys no speed at that size.
         array = np.empty(shape, np_dtype)
-        ref = _weakref(array, _released)  # _track and on_alloc, inlined: this is every op's output
-        _LIVE[id(ref)] = (ref, self, None, nbytes)
+        ref = _weakref(array, _released_small)  # _track and on_alloc, inlined: every op's output comes here
         stats = self._stats
+        _LIVE[id(ref)] = (ref, stats, nbytes)
         stats.allocated += nbytes
         stats.num_allocs += 1
         if stats.allocated > stats.peak:
             stats.peak = stats.allocated
-        return DataPtr(None, None, array, self), array
+        data = _new_dataptr(DataPtr)
+        data._address = data._buffer = None
+        data.context = array
+        data.allocator = self
+        return data, array
 
     def free(self, block: object, nbytes: int) -> None:
         # The memory itself went back to NumPy / the kernel with its owner; count it.

@@ -247,7 +247,14 @@ def set_default_dtype(d: object) -> None:
         choices = ", ".join(c.name for c in _DEFAULT_CHOICES)
         raise TypeError(f"set_default_dtype(): argument 'd' must be one of {choices}, "
                         f"not {new}")
-    _default_float = new
+    if new is not _default_float:
+        _default_float = new
+        for callback in DEFAULT_DTYPE_LISTENERS:
+            callback()
+
+
+# Called after the default dtype changes: caches of inferred dtypes (the interpreter's) clear.
+DEFAULT_DTYPE_LISTENERS: list = []
 
 
 @contextlib.contextmanager

@@ -2,7 +2,9 @@
 
 A generator is a NumPy ``PCG64`` bit generator with PyTorch's interface: ``manual_seed``,
 ``seed``, ``initial_seed``, ``get_state`` / ``set_state``. The same seed gives the same
-stream on every run and every machine.
+stream on every run and every machine. Random kernels draw from ``numpy()`` when they run,
+which on an asynchronous VM stream is later than the call: reseeding and reading or setting
+the state are sync points, so they see (and act after) every draw queued before them.
 
 >>> g = Generator().manual_seed(0)
 >>> a = g.numpy().random(2)
@@ -19,6 +21,7 @@ import secrets
 import numpy as np
 
 from .device import CPU, Device, as_device
+from .storage import sync_point
 
 __all__ = ["Generator", "default_generator", "initial_seed", "manual_seed", "seed"]
 
@@ -37,6 +40,7 @@ class Generator:
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
             raise TypeError(f"manual_seed(): argument 'seed' must be int, not {type(seed).__name__}")
         seed = int(seed)
+        sync_point()
         if not -(2**63) <= seed < 2**64:
             raise RuntimeError(f"manual_seed(): seed must be within the range [-0x8000_0000_0000_0000, 0xffff_ffff_ffff_ffff], got {seed}")
         self._seed = seed % 2**64
@@ -55,10 +59,12 @@ class Generator:
         """The generator's state as a uint8 tensor (opaque; pass it back to ``set_state``)."""
         from .tensor import tensor
 
+        sync_point()
         raw = json.dumps([self._seed, self._rng.bit_generator.state]).encode()  # JSON: safe to load back
         return tensor(list(raw), dtype="uint8")
 
     def set_state(self, state) -> Generator:
+        sync_point()
         seed, bit_state = json.loads(bytes(state.tolist()))
         self._seed = seed
         self._rng.bit_generator.state = bit_state

@@ -105,8 +105,10 @@ class EagerLocalInterpreter(Interpreter):
 
     def apply(self, op: OpExpr, inputs: tuple, attrs: dict, outputs: tuple | None = None) -> tuple:
         # This is every eager op's road, so it is written flat: each call saved is ~60 ns.
-        # 1. one device for all inputs
+        # 1. one device for all inputs (a one-input view has nothing to compare)
         n = len(inputs)
+        if n == 1 and op.view is not None:
+            return op.view(attrs, inputs[0])
         if n:
             device = inputs[0]._storage._device
             for i in range(1, n):
@@ -120,6 +122,9 @@ class EagerLocalInterpreter(Interpreter):
         if n == 2 and not attrs:
             a, b = inputs
             specs = self._cache.get((op, a._shape, a._dtype, b._shape, b._dtype)) or self.infer(op, inputs, attrs)
+        elif n == 1 and not attrs:
+            a = inputs[0]
+            specs = self._cache.get((op, a._shape, a._dtype)) or self.infer(op, inputs, attrs)
         else:
             specs = self.infer(op, inputs, attrs)
         # 3. outputs from the device's allocator (or the caller's, for in-place and out=)
@@ -128,19 +133,28 @@ class EagerLocalInterpreter(Interpreter):
                 outputs = (_new_output(specs[0], device),)
             else:
                 outputs = tuple([_new_output(spec, device) for spec in specs])
+            written = None
         else:
             _check_outputs(op, specs, outputs, device)
+            written = outputs
         device_type = device._type
         if device_type == "meta":
+            _bump_versions(written)
             return outputs  # meta tensors: inference ran, no kernel does
         kernel = op.kernels.get(device_type)
         if kernel is None:
             raise NotImplementedError(f"{op.name}: no kernel for device type '{device_type}' (registered: {sorted(op.kernels) or 'none'})")
         # 4. NumPy views for the kernel (cached on each tensor), contiguous where the kernel needs it
-        if n == 1:
-            ins = (inputs[0]._numpy_view(),)
-        elif n == 2:
-            ins = (inputs[0]._numpy_view(), inputs[1]._numpy_view())
+        if n == 2:
+            a, b = inputs
+            data = a._storage._data
+            x = a._np if a._np_src is data and data is not None else a._numpy_view()
+            data = b._storage._data
+            ins = (x, b._np if b._np_src is data and data is not None else b._numpy_view())
+        elif n == 1:
+            a = inputs[0]
+            data = a._storage._data
+            ins = (a._np if a._np_src is data and data is not None else a._numpy_view(),)
         else:
             ins = tuple([t._numpy_view() for t in inputs])
         if not op.strided:
@@ -149,6 +163,8 @@ class EagerLocalInterpreter(Interpreter):
         # 5. an instruction on the device's stream
         stream = vm._mode.streams.get(device) or vm.stream_for(device)
         stream.launch(op, kernel, outs, ins, attrs)
+        if written is not None:
+            _bump_versions(written)  # after the launch: a kernel that raised wrote nothing
         return outputs
 
 
@@ -164,7 +180,8 @@ def _new_output(spec: _OutputSpec, device: Device) -> Tensor:
     out = object.__new__(Tensor)
     allocator = _ALLOCATORS.get(device._type)
     if allocator is None or spec.dtype is _dt.string:  # meta (and cuda, which fails): the slow road
-        storage = Storage(spec.nbytes, device=device, lazy=True, holds_objects=spec.dtype is _dt.string)
+        # meta stays lazy; a device without an allocator (cuda here) fails now, saying why
+        storage = Storage(spec.nbytes, device=device, lazy=device._type == "meta", holds_objects=spec.dtype is _dt.string)
         out._np_src = None
     else:
         data, array = allocator.allocate_array(spec.nbytes, spec.shape, spec.np_dtype)
@@ -204,7 +221,13 @@ def _check_outputs(op: OpExpr, specs: tuple, outputs: tuple, device: Device) -> 
                 f"Expected all tensors to be on the same device, but found at least two devices, {device} (input) and {out.device} (output)!"
             )
         out._check_writable(op.name)
-        out._storage._version += 1
+
+
+def _bump_versions(outputs: tuple | None) -> None:
+    """In-place writes bump their storage's version counter (autograd checks it)."""
+    if outputs is not None:
+        for out in outputs:
+            out._storage._version += 1
 
 
 # ---------------------------------------------------------------------------------------
@@ -212,6 +235,8 @@ def _check_outputs(op: OpExpr, specs: tuple, outputs: tuple, device: Device) -> 
 
 
 EAGER = EagerLocalInterpreter()
+# Inferred dtypes depend on the default dtype (int -> float ops): a change empties the cache.
+_dt.DEFAULT_DTYPE_LISTENERS.append(EAGER._cache.clear)
 
 
 class _Mode(threading.local):

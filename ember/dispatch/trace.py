@@ -55,7 +55,7 @@ class Journey:
             (f"ember.{self.function}(...)", "functional API", t.get("functional")),
             (f"-> functor {self.functor}", "checks, op logic", t.get("functor")),
             (f"-> dispatch -> {self.interpreter} interpreter (op {self.op!r})", "interpreter", t.get("interpreter")),
-            (f"   infer: {_metas(self.inputs)} -> {_metas(self.outputs)}", "inference", t.get("infer")),
+            (f"   infer: {_metas(self.inputs)} -> {_metas(self.outputs)}", "inference" if "infer" in t else "inference (cached)", t.get("infer")),
         ]
         for nbytes, name in self.allocations:
             rows.append((f"   allocate {nbytes} B from {name}", "allocator", t.get("allocate")))

@@ -174,7 +174,9 @@ def to_string(value, fn, param, position):
 def to_dtype(value, fn, param, position):
     if isinstance(value, _dt.DType):
         return value
-    if isinstance(value, (str, np.dtype, type)) and not isinstance(value, bool):
+    if isinstance(value, str):
+        return _dt.as_dtype(value, op=fn, arg=param)  # its error names the unknown dtype
+    if isinstance(value, (np.dtype, type)) and not isinstance(value, bool):
         try:
             return _dt.as_dtype(value)
         except (TypeError, ValueError):
@@ -224,4 +226,8 @@ def scalar_tensor_like(value, other: Tensor) -> Tensor:
     from .._core.tensor import tensor
 
     dtype = _dt.result_type(other, value)
+    if type(value) is int and not dtype.is_floating_point and not dtype.is_complex and dtype is not _dt.bool_:
+        info = _dt.iinfo(dtype)
+        if not info.min <= value <= info.max:  # -3 with a uint8 tensor: keep the value, widen instead
+            dtype = _dt.int64 if value >= -(2**63) else _dt.float64
     return tensor(value, dtype=dtype, device=other.device)

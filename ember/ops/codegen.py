@@ -62,6 +62,10 @@ _GUARD = {
     "TensorList": "_e_is_tensor_list({n})",
 }
 
+# Keyword spellings every generated function also accepts (the array API's, which PyTorch
+# accepts too): sum(x, axis=0, keepdims=True) is sum(x, dim=0, keepdim=True).
+KEYWORD_SPELLINGS = {"axis": "dim", "keepdims": "keepdim"}
+
 _OUT = Param(Type("Tensor", None, True), "out", "None", True)
 _MISSING = object()
 
@@ -115,8 +119,9 @@ def _convert(p: Param, position: int | None, fn: str) -> list[str]:
     size = f", {t.size}" if t.size is not None else ""
     call = f"{n} = {converter}({n}, {fn!r}, {n!r}, {pos}{size})"
     if t.base == "IntList":
-        test = f"type({n}) is tuple and {n} and type({n}[0]) is int and len({n}) == {t.size}" if t.size else None
-        lines = [f"if type({n}) is int: {n} = ({n},) * {t.size or 1}", f"elif {'not (' + test + ')' if test else 'True'}: {call}"]
+        # a tuple of plain ints (of the right length) passes as it is; all else is converted
+        test = f"type({n}) is tuple and _e_all_ints({n})" + (f" and len({n}) == {t.size}" if t.size else "")
+        lines = [f"if type({n}) is int: {n} = ({n},) * {t.size or 1}", f"elif not ({test}): {call}"]
         if t.optional:
             return [f"if {n} is not None:", *("    " + line for line in lines)]
         return lines
@@ -144,6 +149,10 @@ def _default_literal(text: str | object | None) -> str:
 def _literal(text: str) -> str:
     value = Param(Type("Object"), "x", text).default
     return repr(value)
+
+
+def _all_ints(values: tuple) -> bool:
+    return all(type(v) is int for v in values)
 
 
 def _checked_by_guard(p: Param) -> bool:
@@ -187,16 +196,19 @@ def _branch(entry: OpEntry, sig: Signature, index: int, union: list[tuple[Param,
 
 def vararg_param(sigs: list[Signature]) -> Param | None:
     """PyTorch's rule: a required size list after nothing but tensors may be given as varargs
-    (``zeros(2, 3)``, ``x.view(2, 3)``, ``x.permute(1, 0)``) as well as one sequence."""
+    (``zeros(2, 3)``, ``x.view(2, 3)``, ``x.permute(1, 0)``) as well as one sequence; so may a
+    trailing tensor list (``meshgrid(x, y)``, ``einsum("ij,jk", a, b)``)."""
     if len(sigs) != 1:
         return None
     positional = sigs[0].positional
     if not positional:
         return None
     last = positional[-1]
-    if last.type.base != "IntList" or last.type.size is not None or last.type.optional or last.has_default:
+    if last.type.size is not None or last.type.optional or last.has_default:
         return None
-    if any(p.type.base != "Tensor" for p in positional[:-1]):
+    if last.type.base == "TensorList":  # meshgrid(x, y), einsum("ij,jk", a, b)
+        return last
+    if last.type.base != "IntList" or any(p.type.base != "Tensor" for p in positional[:-1]):
         return None
     return last
 
@@ -215,17 +227,28 @@ def _function_source(entry: OpEntry, index_base: int) -> tuple[str, list[Signatu
             params.append("*")
             star = True
         params.append(p.name if default is None else f"{p.name}={_default_literal(default)}")
+    names = {p.name for p, _ in union}
+    spellings = [(alias, name) for alias, name in KEYWORD_SPELLINGS.items() if name in names and alias not in names]
+    if spellings and not star:
+        params.append("*")
+    params.extend(f"{alias}=_e_MISSING" for alias, _ in spellings)
     lines = [f"def {entry.python_name}({', '.join(params)}):"]
     lines.append(f"    {_docstring(entry)}")
+    for alias, name in spellings:
+        lines.append(f"    if {alias} is not _e_MISSING: {name} = {alias}  # the array API's spelling")
     if varargs is not None:
         n = varargs.name
-        lines.append(f"    if len({n}) == 1 and type({n}[0]) is not int: {n} = {n}[0]  # one sequence, or varargs")
+        if varargs.type.base == "TensorList":
+            lines.append(f"    if len({n}) == 1 and not isinstance({n}[0], _e_Tensor): {n} = {n}[0]  # one sequence, or varargs")
+        else:
+            lines.append(f"    if len({n}) == 1 and type({n}[0]) is not int: {n} = {n}[0]  # one sequence, or varargs")
     guarded = len(sigs) > 1
     for i, sig in enumerate(sigs):
         lines.extend("    " + line for line in _branch(entry, sig, index_base + i, union, guarded))
     if guarded:
         got = ", ".join(p.name for p, _ in union)
-        lines.append(f"    raise _e_no_overload({entry.name!r}, _e_SIGS{index_base}, ({got},), {[p.name for p, _ in union]!r})")
+        defaults = [None if d is _MISSING or d is None else Param(Type("Object"), "x", d).default for p, d in union]
+        lines.append(f"    raise _e_no_overload({entry.name!r}, _e_SIGS{index_base}, ({got},), {defaults!r})")
     return "\n".join(lines), sigs
 
 
@@ -236,8 +259,10 @@ def _docstring(entry: OpEntry) -> str:
     return repr(full).replace("\\n", "\n    ") if "'''" in full else '"""' + full.replace("\\", "\\\\").replace('"""', '\\"\\"\\"').replace("\n", "\n    ") + '"""'
 
 
-def no_overload(name: str, sigs: list[Signature], values: tuple, names: list[str]) -> TypeError:
-    got = ", ".join(_args._typename(v) for v in values if v is not _MISSING and v is not None)
+def no_overload(name: str, sigs: list[Signature], values: tuple, defaults: list) -> TypeError:
+    # Show what the caller gave, as PyTorch does: arguments left at their defaults are omitted.
+    given = [v for v, d in zip(values, defaults, strict=True) if v is not _MISSING and v is not None and not (type(v) is type(d) and v == d)]
+    got = ", ".join(_args._typename(v) for v in given)
     expected = "\n".join(f" * ({str(s).split('(', 1)[1].rsplit(')', 1)[0]})" for s in sigs)
     return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n{expected}")
 
@@ -324,6 +349,7 @@ def build(entries: tuple[OpEntry, ...], functors: dict) -> Generated:
         "_e_scalar_tensor_like": _args.scalar_tensor_like,
         "_e_no_overload": no_overload,
         "_e_MISSING": _MISSING,
+        "_e_all_ints": _all_ints,
         "__name__": "ember.ops.functional",
     }
     chunks: list[str] = []

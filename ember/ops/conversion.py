@@ -1,3 +1,259 @@
-"""Conversion ops: functors, inference rules and (with autograd) derivatives, side by side."""
+"""Conversion ops: ``to`` / ``astype`` / ``type`` and the dtype methods (``float()``,
+``long()``...), ``copy_``, ``fill_``, ``zero_``, ``clone``, ``contiguous``, ``detach``, ``cpu``.
+
+Two primitives do the copying: ``_to_copy`` (a new contiguous tensor of a dtype, like ATen's
+``_to_copy``) and ``copy_`` (broadcast ``src`` into an existing tensor, casting). Copies that
+keep a transposed or otherwise permuted layout (PyTorch's ``preserve_format``) allocate that
+layout first and ``copy_`` into it. Float -> integer casts truncate toward zero, and complex
+-> real keeps the real part with PyTorch's warning. Kernels are in
+``ember/kernels/cpu/conversion.py``.
+
+>>> import ember
+>>> ember.tensor([1.7, -1.7]).int().tolist()
+[1, -1]
+>>> t = ember.tensor([1.0]); t.to(ember.float32) is t
+True
+"""
 
 from __future__ import annotations
+
+import warnings
+
+from .._core import dtype as _dt
+from .._core.device import CPU, Device, as_device
+from .._core.shape import contiguous_strides
+from .._core.tensor import Tensor, empty_tensor
+from ..dispatch import NO_ATTRS, OpExpr, dispatch
+from .creation import broadcastable_to, fill_into, preserved_strides
+from .creation import memory_format as _memory_format
+from .functor import FUNCTORS, functor
+
+__all__ = ["COPY_", "DETACH", "DTYPE_METHODS", "TO_COPY", "convert"]
+
+TO_COPY = OpExpr("_to_copy", ("x",), ("y",))
+COPY_ = OpExpr("copy_", ("self", "src"), ("self",))
+DETACH = OpExpr("detach", ("x",), ("y",))
+
+
+@TO_COPY.shape_rule
+def _infer_to_copy(attrs, x):
+    return ((x._shape, attrs["dtype"]),)
+
+
+@COPY_.shape_rule
+def _infer_copy_(attrs, dst, src):
+    shape, sshape = dst._shape, src._shape
+    if not broadcastable_to(sshape, shape):
+        raise RuntimeError(f"copy_(): src of shape {list(sshape)} cannot be broadcast to destination shape {list(shape)}")
+    if (dst._dtype is _dt.string) != (src._dtype is _dt.string):
+        raise TypeError(f"copy_(): cannot copy a {src._dtype} tensor into a {dst._dtype} tensor")
+    return ((shape, dst._dtype),)
+
+
+@DETACH.view_rule
+def _detach(attrs, x):
+    out = x._view(x._shape, x._stride, x._offset)
+    out._base = x._base  # a detached tensor shares memory, but is no view for autograd
+    return (out,)
+
+
+def _warn_complex(src: _dt.DType, dst: _dt.DType, stacklevel: int) -> None:
+    if src.is_complex and not dst.is_complex:
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=stacklevel + 1)
+
+
+def _host_copy(dst: Tensor, src: Tensor) -> None:
+    """Across devices (no kernel spans two): through host memory."""
+    dst._storage._materialize()
+    Tensor._assign(dst._host_array(), src._host_array())
+
+
+def convert(x: Tensor, dtype: _dt.DType, device: Device, op: str, fmt: str = "preserve") -> Tensor:
+    """A copy of ``x`` with ``dtype`` on ``device``; layout per ``memory_format``."""
+    if (dtype is _dt.string) != (x._dtype is _dt.string):
+        raise TypeError(f"{op}(): cannot convert a {x._dtype} tensor to {dtype}")
+    _warn_complex(x._dtype, dtype, 4)  # user -> generated function -> functor -> convert
+    stride = preserved_strides(x, fmt)
+    source = x._storage._device
+    if device != source:
+        out = empty_tensor(x._shape, dtype, device, stride=stride)
+        if device.type == "meta":
+            return out
+        if source.type == "meta":
+            raise NotImplementedError(f"{op}(): Cannot copy out of meta tensor; no data!")
+        _host_copy(out, x)
+        return out
+    if stride == contiguous_strides(x._shape):
+        return dispatch(TO_COPY, (x,), {"dtype": dtype})[0]
+    out = empty_tensor(x._shape, dtype, device, stride=stride)
+    dispatch(COPY_, (out, x), NO_ATTRS, (out,))
+    out._storage._version = 0  # a fresh tensor starts at version 0
+    return out
+
+
+# --- to / astype / type -------------------------------------------------------------------
+
+
+def _is_dtype_name(value: str) -> bool:
+    try:
+        _dt.as_dtype(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _parse_to(args, dtype, device, copy):
+    flags = []
+    for a in args:
+        if a is None:
+            continue
+        if isinstance(a, Tensor):
+            dtype, device = a._dtype, a._storage._device
+        elif isinstance(a, bool):
+            flags.append(a)
+        elif isinstance(a, _dt.DType):
+            dtype = a
+        elif isinstance(a, (Device, int)) or (isinstance(a, str) and not _is_dtype_name(a)):
+            device = as_device(a, op="to", arg="device")
+        else:
+            try:
+                dtype = _dt.as_dtype(a, op="to")
+            except (TypeError, ValueError):
+                raise TypeError(f"to(): expected a dtype, a device or a tensor, got {type(a).__name__}") from None
+    if len(flags) > 2:
+        raise TypeError("to(): too many bool arguments (expected non_blocking, copy)")
+    if len(flags) == 2:  # to(dtype, non_blocking, copy)
+        copy = flags[1]
+    return dtype, device, copy
+
+
+@functor("To")
+def to(input, arg=None, arg2=None, arg3=None, dtype=None, device=None, non_blocking=False, copy=False, memory_format=None):
+    """``to(dtype)``, ``to(device, dtype)``, ``to(other)``: self when nothing changes (and not ``copy``)."""
+    dtype, device, copy = _parse_to((arg, arg2, arg3), dtype, device, copy)
+    fmt = _memory_format(memory_format, "to")
+    dtype = input._dtype if dtype is None else dtype
+    device = input._storage._device if device is None else device
+    if dtype is input._dtype and device == input._storage._device and not copy:
+        return input
+    return convert(input, dtype, device, "to", fmt)
+
+
+@functor("Astype")
+def astype(x, dtype, copy=True, device=None):
+    device = x._storage._device if device is None else device
+    if not copy and dtype is x._dtype and device == x._storage._device:
+        return x
+    return convert(x, dtype, device, "astype")
+
+
+_LEGACY_NAMES = {
+    "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor", "bfloat16": "BFloat16Tensor",
+    "uint8": "ByteTensor", "int8": "CharTensor", "int16": "ShortTensor", "int32": "IntTensor", "int64": "LongTensor",
+    "bool": "BoolTensor", "complex64": "ComplexFloatTensor", "complex128": "ComplexDoubleTensor",
+    "uint16": "UInt16Tensor", "uint32": "UInt32Tensor", "uint64": "UInt64Tensor", "string": "StringTensor",
+}  # fmt: skip
+_FROM_LEGACY = {v: k for k, v in _LEGACY_NAMES.items()}
+
+
+def type_name(t: Tensor) -> str:
+    device = t._storage._device.type
+    return f"ember.{'' if device == 'cpu' else device + '.'}{_LEGACY_NAMES[t._dtype.name]}"
+
+
+@functor("Type")
+def type_(input, dtype=None, non_blocking=False):
+    """``t.type()``: the legacy type name ('ember.FloatTensor'); ``t.type(dtype)``: ``t.to(dtype)``."""
+    if dtype is None:
+        return type_name(input)
+    if isinstance(dtype, str):
+        legacy = _FROM_LEGACY.get(dtype.rpartition(".")[2])
+        dtype = _dt.as_dtype(legacy or dtype, op="type")
+    elif not isinstance(dtype, _dt.DType):
+        dtype = _dt.as_dtype(dtype, op="type")
+    if dtype is input._dtype:
+        return input
+    return convert(input, dtype, input._storage._device, "type")
+
+
+# Tensor.float(), .long(), ...: the method names PyTorch has, and the dtype each gives.
+DTYPE_METHODS = {
+    "float": _dt.float32, "double": _dt.float64, "half": _dt.float16, "bfloat16": _dt.bfloat16,
+    "int": _dt.int32, "long": _dt.int64, "short": _dt.int16, "char": _dt.int8, "byte": _dt.uint8,
+    "bool": _dt.bool_, "cfloat": _dt.complex64, "cdouble": _dt.complex128,
+}  # fmt: skip
+
+
+def _dtype_method(name: str, dtype: _dt.DType):
+    def method(input, memory_format=None):
+        fmt = _memory_format(memory_format, name)
+        if input._dtype is dtype:
+            return input
+        return convert(input, dtype, input._storage._device, name, fmt)
+
+    method.__name__ = method.__qualname__ = f"To{name.capitalize()}"
+    method.__doc__ = f"``self.to({dtype})``: self when it already is {dtype}."
+    FUNCTORS[method.__name__] = method
+
+
+for _name, _dtype in DTYPE_METHODS.items():
+    _dtype_method(_name, _dtype)
+
+
+@functor("Cpu")
+def cpu(input, memory_format=None):
+    if input._storage._device is CPU:
+        return input
+    return convert(input, input._dtype, CPU, "cpu", _memory_format(memory_format, "cpu"))
+
+
+# --- copies ----------------------------------------------------------------------------------
+
+
+@functor("Clone")
+def clone(input, memory_format=None):
+    return convert(input, input._dtype, input._storage._device, "clone", _memory_format(memory_format, "clone"))
+
+
+@functor("Contiguous")
+def contiguous(input, memory_format=None):
+    if memory_format is not None and _memory_format(memory_format, "contiguous") == "preserve":
+        raise RuntimeError("contiguous(): preserve memory format is unsupported by the contiguous operator")
+    if input.is_contiguous():
+        return input
+    return convert(input, input._dtype, input._storage._device, "contiguous", "contiguous")
+
+
+@functor("Detach")
+def detach(input):
+    return dispatch(DETACH, (input,))[0]
+
+
+@functor("Copy_")
+def copy_(input, src, non_blocking=False):
+    """Broadcast ``src`` into ``input`` in place, casting to its dtype."""
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}")
+    _warn_complex(src._dtype, input._dtype, 3)
+    dst_device, src_device = input._storage._device, src._storage._device
+    if dst_device != src_device:
+        _infer_copy_(NO_ATTRS, input, src)
+        input._check_writable("copy_()")
+        if dst_device.type != "meta":
+            if src_device.type == "meta":
+                raise NotImplementedError("copy_(): Cannot copy out of meta tensor; no data!")
+            _host_copy(input, src)
+        input._storage._version += 1
+        return input
+    return dispatch(COPY_, (input, src), NO_ATTRS, (input,))[0]
+
+
+@functor("Fill_")
+def fill_(input, value):
+    return fill_into(input, value, "fill_")
+
+
+@functor("Zero_")
+def zero_(input):
+    return fill_into(input, b"" if input._dtype is _dt.string else 0, "zero_")
+

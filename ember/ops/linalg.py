@@ -1,3 +1,799 @@
-"""Linalg ops: functors, inference rules and (with autograd) derivatives, side by side."""
+"""Linear algebra: matmul and friends, einsum, tensordot, and the ``linalg.`` namespace.
+
+``matmul`` follows ``torch.matmul`` exactly (1-D operands are promoted and the added dimension
+removed, batch dimensions broadcast) and its kernel is a single ``np.matmul(a, b, out=...)``
+(BLAS for floats). ``mm``, ``bmm``, ``mv`` and ``dot`` check their stricter shapes and reuse
+the same primitive. The decompositions run NumPy's LAPACK routines over batches
+``(..., n, n)``; a singular or non positive-definite input raises :class:`LinAlgError` naming
+the op, the batch element and the pivot, as PyTorch does. Kernels are in
+``ember/kernels/cpu/linalg.py``.
+
+>>> import ember
+>>> a = ember.tensor([[1.0, 2.0], [3.0, 4.0]])
+>>> (a @ a).tolist()
+[[7.0, 10.0], [15.0, 22.0]]
+"""
 
 from __future__ import annotations
+
+import collections
+import math
+import operator
+import string
+
+from .._core import dtype as _dt
+from .._core.shape import wrap_dim
+from .._core.tensor import Tensor
+from ..dispatch import NO_ATTRS, OpExpr, dispatch
+from .common import broadcast_pair
+from .functor import functor
+from .reduction import reduce_dims, reduced_shape, return_types, torch_name
+
+__all__ = ["LinAlgError", "matrix_norm_impl", "vector_norm_impl"]
+
+
+class LinAlgError(RuntimeError):
+    """A linear-algebra routine that failed on its input (singular, not positive-definite)."""
+
+
+def _named_tuple(name: str, fields: tuple[str, ...]) -> type:
+    cls = collections.namedtuple(name, fields)
+    cls.__module__ = "ember.ops.reduction"
+    cls.__qualname__ = f"return_types.{name}"
+    setattr(return_types, name, cls)
+    return cls
+
+
+QRResult = _named_tuple("linalg_qr", ("Q", "R"))
+SVDResult = _named_tuple("linalg_svd", ("U", "S", "Vh"))
+EighResult = _named_tuple("linalg_eigh", ("eigenvalues", "eigenvectors"))
+SlogdetResult = _named_tuple("linalg_slogdet", ("sign", "logabsdet"))
+
+
+def _out(op: OpExpr, inputs: tuple, attrs: dict, out):
+    if out is None:
+        return dispatch(op, inputs, attrs)[0]
+    return dispatch(op, inputs, attrs, (out,))[0]
+
+
+def _fmt(shape: tuple) -> str:
+    return "x".join(map(str, shape))
+
+
+def _same_dtype_for_mm(a, b) -> _dt.DType:
+    if a._dtype is not b._dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a._dtype.name} != {b._dtype.name}")
+    dtype = a._dtype
+    if dtype is _dt.bool_ or dtype is _dt.string:
+        raise RuntimeError(f"matmul: not implemented for '{torch_name(dtype)}'")
+    return dtype
+
+
+# ---------------------------------------------------------------------------------------
+# matmul: one primitive for matmul, mm, bmm, mv, dot
+
+
+def matmul_shape(sa: tuple, sb: tuple) -> tuple:
+    """The shape of ``torch.matmul`` for operand shapes ``sa`` and ``sb``, with its errors."""
+    na, nb = len(sa), len(sb)
+    if na == 0 or nb == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {na}D and {nb}D")
+    if na == 1 and nb == 1:
+        if sa[0] != sb[0]:
+            raise RuntimeError(
+                f"inconsistent tensor size, expected tensor [{sa[0]}] and src [{sb[0]}] to have the same number of "
+                f"elements, but got {sa[0]} and {sb[0]} elements respectively"
+            )
+        return ()
+    if na == 2 and nb == 1:
+        if sa[1] != sb[0]:
+            raise RuntimeError(f"size mismatch, got input ({sa[0]}), mat ({_fmt(sa)}), vec ({sb[0]})")
+        return (sa[0],)
+    if na == 1 and nb == 2:
+        if sa[0] != sb[0]:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied (1x{sa[0]} and {_fmt(sb)})")
+        return (sb[1],)
+    if na == 2 and nb == 2:
+        if sa[1] != sb[0]:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_fmt(sa)} and {_fmt(sb)})")
+        return (sa[0], sb[1])
+    if nb <= 2:  # a batch of matrices times a matrix or a vector: folded into one mm / mv, as PyTorch
+        rows, k = math.prod(sa[:-1]), sa[-1]
+        if sb[0] != k:
+            if nb == 2:
+                raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{k} and {_fmt(sb)})")
+            raise RuntimeError(f"size mismatch, got input ({rows}), mat ({rows}x{k}), vec ({sb[0]})")
+        return sa[:-1] + ((sb[1],) if nb == 2 else ())
+    # batched: a 1-D first operand gains a row that the result loses; batch dims broadcast
+    ma = (1, sa[0]) if na == 1 else sa
+    batch = broadcast_pair(ma[:-2], sb[:-2])
+    if sb[-2] != ma[-1]:
+        b = math.prod(batch)
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: [{b}, {ma[-1]}] but got: [{b}, {sb[-2]}]."
+        )
+    return batch + ((ma[-2],) if na > 1 else ()) + (sb[-1],)
+
+
+MATMUL = OpExpr("matmul", ("input", "other"), ("out",))
+
+
+@MATMUL.shape_rule
+def _matmul_infer(attrs, a, b):
+    dtype = _same_dtype_for_mm(a, b)
+    return ((matmul_shape(a._shape, b._shape), dtype),)
+
+
+def _matmul(a, b, out=None):
+    if out is None:
+        return dispatch(MATMUL, (a, b))[0]
+    return dispatch(MATMUL, (a, b), NO_ATTRS, (out,))[0]
+
+
+@functor("Matmul")
+def matmul(input, other, out=None):
+    return _matmul(input, other, out)
+
+
+@functor("Mm")
+def mm(input, mat2, out=None):
+    if input.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    if mat2.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    return _matmul(input, mat2, out)
+
+
+@functor("Bmm")
+def bmm(input, mat2, out=None):
+    if input.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if mat2.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    b, _, k = input._shape
+    if mat2._shape[:2] != (b, k):
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: [{b}, {k}] but got: [{mat2._shape[0]}, {mat2._shape[1]}]."
+        )
+    return _matmul(input, mat2, out)
+
+
+@functor("Mv")
+def mv(input, vec, out=None):
+    if input.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
+    return _matmul(input, vec, out)
+
+
+@functor("Dot")
+def dot(input, other, out=None):
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
+    if input._dtype is not other._dtype:
+        raise RuntimeError(
+            f"dot : expected both vectors to have same dtype, but found {torch_name(input._dtype)} and {torch_name(other._dtype)}"
+        )
+    return _matmul(input, other, out)
+
+
+VDOT = OpExpr("vdot", ("input", "other"), ("out",))
+
+
+@VDOT.shape_rule
+def _vdot_infer(attrs, a, b):
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a._dtype is not b._dtype:
+        raise RuntimeError(
+            f"vdot : expected both vectors to have same dtype, but found {torch_name(a._dtype)} and {torch_name(b._dtype)}"
+        )
+    matmul_shape(a._shape, b._shape)
+    _same_dtype_for_mm(a, b)
+    return (((), a._dtype),)
+
+
+@functor("Vdot")
+def vdot(input, other, out=None):
+    return _out(VDOT, (input, other), NO_ATTRS, out)
+
+
+OUTER = OpExpr("outer", ("input", "vec2"), ("out",))
+
+
+@OUTER.shape_rule
+def _outer_infer(attrs, a, b):
+    for name, t in (("self", a), ("vec2", b)):
+        if t.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.ndim}-D")
+    return (((a._shape[0], b._shape[0]), _dt.promote_types(a._dtype, b._dtype)),)
+
+
+@functor("Outer")
+def outer(input, vec2, out=None):
+    return _out(OUTER, (input, vec2), NO_ATTRS, out)
+
+
+# ---------------------------------------------------------------------------------------
+# einsum and tensordot
+
+
+def _einsum_parse(equation: str, shapes: list[tuple]) -> tuple[str, tuple]:
+    """Check an einsum equation against the operand shapes; returns the equation with every
+    ellipsis spelled out in letters (so '...' summed away works as in PyTorch) and the output
+    shape."""
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) > len(shapes):
+        raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
+    if len(terms) < len(shapes):
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    used = {c for c in eq if c.isalpha()}
+    for c in eq:
+        if not (c.isalpha() and c.isascii()) and c not in ".,->":
+            raise RuntimeError(f"einsum(): invalid subscript given in the equation string: {c!r}")
+    free = [c for c in string.ascii_letters if c not in used]
+    sizes: dict[str, int] = {}
+    ell_ndim = 0
+    ell_shape: tuple = ()
+    parsed = []
+    for k, (term, shape) in enumerate(zip(terms, shapes, strict=True)):
+        if term.count("...") > 1 or term.replace("...", "").count(".") > 0:
+            raise RuntimeError(f"einsum(): found '.' for operand {k} that is not part of any ellipsis")
+        if "..." in term:
+            before, after = term.split("...")
+            n = len(shape) - len(before) - len(after)
+            if n < 0:
+                raise RuntimeError(
+                    f"einsum(): the number of subscripts in the equation ({len(before) + len(after)}) is more than the number "
+                    f"of dimensions ({len(shape)}) for operand {k}"
+                )
+            ell_ndim = max(ell_ndim, n)
+            ell_shape = broadcast_pair(ell_shape, shape[len(before) : len(before) + n])
+            labels = before + after
+            label_sizes = shape[: len(before)] + shape[len(before) + n :]
+            parsed.append((before, n, after))
+        else:
+            if len(term) != len(shape):
+                raise RuntimeError(
+                    f"einsum(): the number of subscripts in the equation ({len(term)}) does not match the number of "
+                    f"dimensions ({len(shape)}) for operand {k} and no ellipsis was given"
+                )
+            labels, label_sizes = term, shape
+            parsed.append((term, None, ""))
+        for c, s in zip(labels, label_sizes, strict=True):
+            seen = sizes.get(c)
+            if seen is None or seen == 1:
+                sizes[c] = s
+            elif s != seen and s != 1:
+                raise RuntimeError(
+                    f"einsum(): subscript {c} has size {s} for operand {k} which does not broadcast with previously seen size {seen}"
+                )
+    if len(free) < ell_ndim:
+        raise RuntimeError("einsum(): too many subscripts in the equation")
+    ell = "".join(free[:ell_ndim])
+    if not arrow:
+        once = sorted(c for c in set(lhs) if c.isalpha() and lhs.count(c) == 1)
+        rhs = ("..." if "..." in lhs else "") + "".join(once)
+    out_shape: list[int] = []
+    if rhs.count("...") > 1 or rhs.replace("...", "").count(".") > 0:
+        raise RuntimeError("einsum(): found '.' for output that is not part of any ellipsis")
+    for c in rhs.replace("...", "*"):
+        if c == "*":
+            out_shape.extend(ell_shape)
+            continue
+        if c not in sizes:
+            raise RuntimeError(f"einsum(): output subscript {c} does not appear in the equation for any input operand")
+        if rhs.count(c) > 1:
+            raise RuntimeError(f"einsum(): output subscript {c} appears more than once in the output")
+        out_shape.append(sizes[c])
+    new_terms = [before + (ell[ell_ndim - n :] if n is not None else "") + after for before, n, after in parsed]
+    return ",".join(new_terms) + "->" + rhs.replace("...", ell), tuple(out_shape)
+
+
+EINSUM = OpExpr("einsum", ("operands",), ("out",))
+
+
+@EINSUM.shape_rule
+def _einsum_infer(attrs, *operands):
+    dtype = operands[0]._dtype if operands else _dt.get_default_dtype()
+    for t in operands[1:]:
+        if t._dtype is not dtype:
+            raise RuntimeError(
+                f"einsum(): expected all operands to have the same dtype, but got {dtype.name} and {t._dtype.name}"
+            )
+    if dtype is _dt.bool_ or dtype is _dt.string:
+        raise RuntimeError(f"einsum(): not implemented for '{torch_name(dtype)}'")
+    _, shape = _einsum_parse(attrs["user_equation"], [t._shape for t in operands])
+    return ((shape, dtype),)
+
+
+@functor("Einsum")
+def einsum(equation, operands, out=None):
+    if not operands:
+        raise RuntimeError("einsum(): must provide at least one operand")
+    normalized, _ = _einsum_parse(equation, [t._shape for t in operands])
+    attrs = {"user_equation": equation, "equation": normalized, "optimize": len(operands) > 1}
+    return _out(EINSUM, tuple(operands), attrs, out)
+
+
+TENSORDOT = OpExpr("tensordot", ("a", "b"), ("out",))
+
+
+@TENSORDOT.shape_rule
+def _tensordot_infer(attrs, a, b):
+    if a._dtype is not b._dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    da, db = attrs["dims_a"], attrs["dims_b"]
+    for i, j in zip(da, db, strict=True):
+        if a._shape[i] != b._shape[j] and a._shape[i] != 1 and b._shape[j] != 1:
+            raise RuntimeError(
+                f"contracted dimensions need to match, but first has size {a._shape[i]} in dim {i} and second has size {b._shape[j]} in dim {j}"
+            )
+    shape = tuple(s for i, s in enumerate(a._shape) if i not in da) + tuple(s for j, s in enumerate(b._shape) if j not in db)
+    return ((shape, a._dtype),)
+
+
+def _dims_list(value, ndim: int, which: str) -> tuple[int, ...]:
+    if isinstance(value, Tensor):
+        value = value.tolist()
+    if isinstance(value, int):
+        value = [value]
+    try:
+        dims = tuple(wrap_dim(operator.index(d), ndim) for d in value)
+    except TypeError:
+        raise TypeError(f"tensordot(): expected dims_{which} to be a list of ints, got {value!r}") from None
+    if len(set(dims)) != len(dims):
+        raise RuntimeError(f"tensordot(): dim appears multiple times in dims_{which}: {list(dims)}")
+    return dims
+
+
+@functor("Tensordot")
+def tensordot(a, b, dims=2, out=None):
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, (int,)) and not isinstance(dims, bool):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(a.ndim, b.ndim):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        da = tuple(range(a.ndim - dims, a.ndim))
+        db = tuple(range(dims))
+    elif isinstance(dims, (list, tuple)) and len(dims) == 2:
+        da = _dims_list(dims[0], a.ndim, "a")
+        db = _dims_list(dims[1], b.ndim, "b")
+        if len(da) != len(db):
+            raise RuntimeError(f"both dimension lists should have same length, got {len(da)} and {len(db)}")
+    else:
+        raise TypeError(f"tensordot(): argument 'dims' must be an int or a pair of lists of ints, not {dims!r}")
+    return _out(TENSORDOT, (a, b), {"dims_a": da, "dims_b": db}, out)
+
+
+# ---------------------------------------------------------------------------------------
+# checks shared by the linalg routines
+
+
+def check_float(op: str, A, *, low_precision: bool = False) -> None:
+    dtype = A._dtype
+    if not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got {torch_name(dtype)}")
+    if not low_precision and dtype in (_dt.float16, _dt.bfloat16):
+        raise RuntimeError(f"{op}: Low precision dtypes not supported. Got {torch_name(dtype)}")
+
+
+def check_matrix(op: str, A, name: str = "A") -> None:
+    if A.ndim < 2:
+        raise RuntimeError(f"{op}: The input tensor {name} must have at least 2 dimensions.")
+
+
+def check_square(op: str, A, name: str = "A") -> None:
+    check_matrix(op, A, name)
+    if A._shape[-1] != A._shape[-2]:
+        raise RuntimeError(
+            f"{op}: {name} must be batches of square matrices, but they are {A._shape[-2]} by {A._shape[-1]} matrices"
+        )
+
+
+def _real(dtype: _dt.DType) -> _dt.DType:
+    return dtype.to_real() if dtype.is_complex else dtype
+
+
+def _unary(name: str, public: str, shape_fn, *, square: bool = True, low_precision: bool = False) -> OpExpr:
+    """A one-matrix linalg primitive: float/complex (..., m, n) in; ``shape_fn(shape, dtype, attrs)``
+    gives the ((shape, dtype), ...) of its outputs."""
+    op = OpExpr(name, ("A",), ("out",))
+
+    @op.shape_rule
+    def infer(attrs, A):
+        (check_square if square else check_matrix)(public, A)
+        check_float(public, A, low_precision=low_precision)
+        return shape_fn(A._shape, A._dtype, attrs)
+
+    return op
+
+
+INV = _unary("linalg_inv", "linalg.inv", lambda s, d, a: ((s, d),))
+DET = _unary("linalg_det", "linalg.det", lambda s, d, a: ((s[:-2], d),))
+SLOGDET = OpExpr("linalg_slogdet", ("A",), ("sign", "logabsdet"))
+
+
+@SLOGDET.shape_rule
+def _slogdet_infer(attrs, A):
+    check_square("linalg.slogdet", A)
+    check_float("linalg.slogdet", A)
+    return ((A._shape[:-2], A._dtype), (A._shape[:-2], _real(A._dtype)))
+
+
+CHOLESKY = _unary("linalg_cholesky", "linalg.cholesky", lambda s, d, a: ((s, d),))
+
+
+def _qr_shapes(s, d, attrs):
+    m, n = s[-2:]
+    k = min(m, n)
+    mode = attrs["mode"]
+    batch = s[:-2]
+    if mode == "complete":
+        return (((*batch, m, m), d), ((*batch, m, n), d))
+    if mode == "r":
+        return (((0,), d), ((*batch, k, n), d))
+    return (((*batch, m, k), d), ((*batch, k, n), d))
+
+
+QR = OpExpr("linalg_qr", ("A",), ("Q", "R"))
+
+
+@QR.shape_rule
+def _qr_infer(attrs, A):
+    check_matrix("linalg.qr", A)
+    check_float("linalg.qr", A)
+    return _qr_shapes(A._shape, A._dtype, attrs)
+
+
+SVD = OpExpr("linalg_svd", ("A",), ("U", "S", "Vh"))
+
+
+@SVD.shape_rule
+def _svd_infer(attrs, A):
+    check_matrix("linalg.svd", A)
+    check_float("linalg.svd", A)
+    batch, (m, n) = A._shape[:-2], A._shape[-2:]
+    k = min(m, n)
+    full = attrs["full_matrices"]
+    u = batch + ((m, m) if full else (m, k))
+    vh = batch + ((n, n) if full else (k, n))
+    return ((u, A._dtype), ((*batch, k), _real(A._dtype)), (vh, A._dtype))
+
+
+SVDVALS = _unary("linalg_svdvals", "linalg.svdvals", lambda s, d, a: (((*s[:-2], min(s[-2:])), _real(d)),), square=False)
+EIGH = OpExpr("linalg_eigh", ("A",), ("eigenvalues", "eigenvectors"))
+
+
+@EIGH.shape_rule
+def _eigh_infer(attrs, A):
+    check_square("linalg.eigh", A)
+    if A.numel():  # PyTorch returns empty results of any dtype for an empty input
+        check_float("linalg.eigh", A)
+    return ((A._shape[:-1], _real(A._dtype)), (A._shape, A._dtype))
+
+
+EIGVALSH = OpExpr("linalg_eigvalsh", ("A",), ("out",))
+
+
+@EIGVALSH.shape_rule
+def _eigvalsh_infer(attrs, A):
+    check_square("linalg.eigvalsh", A)
+    if A.numel():
+        check_float("linalg.eigvalsh", A)
+    return ((A._shape[:-1], _real(A._dtype)),)
+
+
+PINV = _unary("linalg_pinv", "linalg.pinv", lambda s, d, a: (((*s[:-2], s[-1], s[-2]), d),), square=False)
+MATRIX_RANK = _unary("linalg_matrix_rank", "linalg.matrix_rank", lambda s, d, a: ((s[:-2], _dt.int64),), square=False)
+MATRIX_POWER = OpExpr("linalg_matrix_power", ("A",), ("out",))
+
+
+@MATRIX_POWER.shape_rule
+def _matrix_power_infer(attrs, A):
+    check_square("linalg.matrix_power", A)
+    if attrs["n"] < 0:
+        check_float("linalg.inv", A)
+    elif A._dtype is _dt.bool_ or A._dtype is _dt.string:
+        raise RuntimeError(f"linalg.matrix_power: not implemented for '{torch_name(A._dtype)}'")
+    return ((A._shape, A._dtype),)
+
+
+SOLVE = OpExpr("linalg_solve", ("A", "B"), ("out",))
+
+
+def _solve_is_vector(a_shape: tuple, b_shape: tuple) -> bool:
+    """PyTorch's rule: B is a (batch of) vector(s) if 1-D, or if it is A's shape without the last dim."""
+    return len(b_shape) == 1 or (len(b_shape) == len(a_shape) - 1 and b_shape == a_shape[:-1])
+
+
+@SOLVE.shape_rule
+def _solve_infer(attrs, A, B):
+    check_square("linalg.solve", A)
+    check_float("linalg.solve", A)
+    if A._dtype is not B._dtype:
+        raise RuntimeError(
+            f"linalg.solve: Expected A and B to have the same dtype, but found A of type {torch_name(A._dtype)} "
+            f"and B of type {torch_name(B._dtype)} instead"
+        )
+    n = A._shape[-1]
+    if _solve_is_vector(A._shape, B._shape):
+        if B._shape[-1] != n:
+            raise RuntimeError(
+                f"linalg.solve: Incompatible shapes of A and B for the equation AX = B ({n}x{n} and {B._shape[-1]}x1)"
+            )
+        return (((*broadcast_pair(A._shape[:-2], B._shape[:-1]), n), A._dtype),)
+    check_matrix("linalg.solve", B, "B")
+    rows = B._shape[-1] if not attrs["left"] else B._shape[-2]
+    if rows != n:
+        shape_b = B._shape[-2:]
+        raise RuntimeError(
+            f"linalg.solve: Incompatible shapes of A and B for the equation {'AX = B' if attrs['left'] else 'XA = B'} ({n}x{n} and {_fmt(shape_b)})"
+        )
+    return ((broadcast_pair(A._shape[:-2], B._shape[:-2]) + B._shape[-2:], A._dtype),)
+
+
+# ---------------------------------------------------------------------------------------
+# linalg functors
+
+
+@functor("LinalgInv")
+def linalg_inv(A, out=None):
+    return _out(INV, (A,), NO_ATTRS, out)
+
+
+@functor("LinalgDet")
+def linalg_det(A, out=None):
+    return _out(DET, (A,), NO_ATTRS, out)
+
+
+@functor("LinalgSlogdet")
+def linalg_slogdet(A):
+    return SlogdetResult(*dispatch(SLOGDET, (A,), NO_ATTRS))
+
+
+@functor("LinalgSolve")
+def linalg_solve(A, B, left=True, out=None):
+    return _out(SOLVE, (A, B), {"left": left}, out)
+
+
+@functor("LinalgCholesky")
+def linalg_cholesky(A, upper=False, out=None):
+    return _out(CHOLESKY, (A,), {"upper": upper}, out)
+
+
+@functor("LinalgQr")
+def linalg_qr(A, mode="reduced"):
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', or 'complete'")
+    return QRResult(*dispatch(QR, (A,), {"mode": mode}))
+
+
+@functor("LinalgSvd")
+def linalg_svd(A, full_matrices=True):
+    return SVDResult(*dispatch(SVD, (A,), {"full_matrices": full_matrices}))
+
+
+@functor("LinalgSvdvals")
+def linalg_svdvals(A, out=None):
+    return _out(SVDVALS, (A,), NO_ATTRS, out)
+
+
+def _uplo(UPLO: str) -> str:
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    return UPLO
+
+
+@functor("LinalgEigh")
+def linalg_eigh(A, UPLO="L"):
+    return EighResult(*dispatch(EIGH, (A,), {"UPLO": _uplo(UPLO)}))
+
+
+@functor("LinalgEigvalsh")
+def linalg_eigvalsh(A, UPLO="L", out=None):
+    return _out(EIGVALSH, (A,), {"UPLO": _uplo(UPLO)}, out)
+
+
+def _tolerances(atol, rtol) -> tuple[float, float | None]:
+    """(atol, rtol); rtol None means eps(dtype) * max(m, n), PyTorch's default when neither is given."""
+    atol = 0.0 if atol is None else float(atol)
+    if rtol is None:
+        return atol, (None if atol == 0.0 else 0.0)
+    return atol, float(rtol)
+
+
+@functor("LinalgPinv")
+def linalg_pinv(A, atol=None, rtol=None, hermitian=False, out=None):
+    atol, rtol = _tolerances(atol, rtol)
+    return _out(PINV, (A,), {"atol": atol, "rtol": rtol, "hermitian": hermitian}, out)
+
+
+@functor("LinalgMatrixRank")
+def linalg_matrix_rank(A, atol=None, rtol=None, hermitian=False, out=None):
+    atol, rtol = _tolerances(atol, rtol)
+    return _out(MATRIX_RANK, (A,), {"atol": atol, "rtol": rtol, "hermitian": hermitian}, out)
+
+
+@functor("LinalgMatrixPower")
+def linalg_matrix_power(A, n, out=None):
+    return _out(MATRIX_POWER, (A,), {"n": n}, out)
+
+
+# --- norms -----------------------------------------------------------------------------
+
+VECTOR_NORM = OpExpr("linalg_vector_norm", ("x",), ("out",))
+
+
+def _norm_dtype(op: str, x, dtype) -> _dt.DType:
+    """The dtype the norm computes in (input cast to ``dtype`` when given)."""
+    check_float(op, x, low_precision=True)
+    if dtype is None:
+        return x._dtype
+    if not (dtype.is_floating_point or dtype.is_complex) or _dt.promote_types(x._dtype, dtype) is not dtype:
+        raise RuntimeError(
+            f"{op}: the dtype of the input ({torch_name(x._dtype)}) should be convertible without narrowing to the specified dtype ({torch_name(dtype)})"
+        )
+    return dtype
+
+
+@VECTOR_NORM.shape_rule
+def _vector_norm_infer(attrs, x):
+    dtype = _norm_dtype(attrs["op"], x, attrs["dtype"])
+    return ((reduced_shape(x._shape, attrs["dims"], attrs["keepdim"]), _real(dtype)),)
+
+
+def vector_norm_impl(x, ord, dim, keepdim, dtype, out, op="linalg.vector_norm"):
+    """The vector ``ord``-norm of ``x`` over ``dim`` (all when None): torch.linalg.vector_norm."""
+    if isinstance(ord, (bool, complex, str)) or not isinstance(ord, (int, float)):
+        raise RuntimeError(f"{op}: ord must be a real number, got {ord!r}")
+    ord = float(ord)
+    dims = reduce_dims(dim, x.ndim)
+    if ord < 0 or ord == math.inf:
+        empty = x.numel() == 0 if dim is None or x.ndim == 0 else any(x._shape[d] == 0 for d in dims)
+        if empty:
+            name = "inf" if ord == math.inf else ("-inf" if ord == -math.inf else f"{ord:g}")
+            raise RuntimeError(
+                f"linalg.vector_norm cannot compute the {name} norm on an empty tensor because the operation does not have an identity"
+            )
+    return _out(VECTOR_NORM, (x,), {"op": op, "ord": ord, "dims": dims, "keepdim": keepdim, "dtype": dtype}, out)
+
+
+@functor("LinalgVectorNorm")
+def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None, out=None):
+    return vector_norm_impl(x, ord, dim, keepdim, dtype, out)
+
+
+MATRIX_NORM = OpExpr("linalg_matrix_norm", ("A",), ("out",))
+_MATRIX_ORDS = ("fro", "nuc", math.inf, -math.inf, 1.0, -1.0, 2.0, -2.0)
+
+
+@MATRIX_NORM.shape_rule
+def _matrix_norm_infer(attrs, A):
+    dtype = _norm_dtype("linalg.matrix_norm", A, attrs["dtype"])
+    return ((reduced_shape(A._shape, attrs["dims"], attrs["keepdim"]), _real(dtype)),)
+
+
+def matrix_norm_impl(A, ord, dim, keepdim, dtype, out):
+    """torch.linalg.matrix_norm: 'fro', 'nuc', +-inf, +-1, +-2 over the two dims ``dim``."""
+    if isinstance(ord, str):
+        if ord not in ("fro", "nuc"):
+            raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    elif isinstance(ord, bool) or not isinstance(ord, (int, float)) or float(ord) not in _MATRIX_ORDS:
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    else:
+        ord = float(ord)
+    check_matrix("linalg.matrix_norm", A)
+    if dim is None or len(dim) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim or ()))}")
+    d0, d1 = wrap_dim(dim[0], A.ndim), wrap_dim(dim[1], A.ndim)
+    if d0 == d1:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, {dim[1]})")
+    m, n = A._shape[d0], A._shape[d1]
+    if (ord == -1.0 and n == 0) or (ord == -math.inf and m == 0) or (ord == -2.0 and min(m, n) == 0):
+        raise RuntimeError(
+            f"linalg.matrix_norm: the norm of order {ord:g} of an empty matrix is not defined (the minimum has no identity)"
+        )
+    attrs = {"ord": ord, "dims": tuple(sorted((d0, d1))), "matrix_dims": (d0, d1), "keepdim": keepdim, "dtype": dtype}
+    return _out(MATRIX_NORM, (A,), attrs, out)
+
+
+@functor("LinalgMatrixNorm")
+def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, dtype=None, out=None):
+    return matrix_norm_impl(A, ord, dim, keepdim, dtype, out)
+
+
+@functor("LinalgNorm")
+def linalg_norm(A, ord=None, dim=None, keepdim=False, dtype=None, out=None):
+    if dim is not None:
+        if len(dim) == 1:
+            return vector_norm_impl(A, 2.0 if ord is None else ord, dim, keepdim, dtype, out)
+        if len(dim) == 2:
+            return matrix_norm_impl(A, "fro" if ord is None else ord, dim, keepdim, dtype, out)
+        raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {list(dim)}")
+    if ord is None:
+        return vector_norm_impl(A, 2.0, None, keepdim, dtype, out)
+    if A.ndim == 2 or isinstance(ord, str):
+        return matrix_norm_impl(A, ord, (-2, -1), keepdim, dtype, out)
+    if A.ndim == 1:
+        return vector_norm_impl(A, ord, None, keepdim, dtype, out)
+    raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {A.ndim}D.")
+
+
+# --- array API extras ------------------------------------------------------------------
+
+CROSS = OpExpr("linalg_cross", ("input", "other"), ("out",))
+
+
+@CROSS.shape_rule
+def _cross_infer(attrs, a, b):
+    if a.ndim != b.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    shape = broadcast_pair(a._shape, b._shape)
+    d = attrs["dim"]
+    if a._shape[d] != 3 or b._shape[d] != 3:
+        raise RuntimeError(
+            f"linalg.cross: inputs dimension {attrs['user_dim']} must have length 3. Got {a._shape[d]} and {b._shape[d]}"
+        )
+    if a._dtype is not b._dtype:
+        raise RuntimeError(
+            f"linalg.cross: expected both inputs to have the same dtype, but got {a._dtype.name} and {b._dtype.name}"
+        )
+    if a._dtype is _dt.bool_:
+        raise RuntimeError("linalg.cross: not implemented for 'Bool'")
+    return ((shape, a._dtype),)
+
+
+@functor("LinalgCross")
+def linalg_cross(input, other, dim=-1, out=None):
+    d = wrap_dim(dim, max(input.ndim, other.ndim, 1))
+    return _out(CROSS, (input, other), {"dim": d, "user_dim": dim}, out)
+
+
+VECDOT = OpExpr("linalg_vecdot", ("x", "y"), ("out",))
+
+
+@VECDOT.shape_rule
+def _vecdot_infer(attrs, x, y):
+    check_float("linalg.vecdot", x, low_precision=True)
+    if x._dtype is not y._dtype:
+        raise RuntimeError(
+            f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type {torch_name(x._dtype)} "
+            f"and y of type {torch_name(y._dtype)} instead"
+        )
+    shape = broadcast_pair(x._shape, y._shape)  # dim broadcasts too: (conj(x) * y).sum(dim)
+    if not shape:
+        wrap_dim(attrs["dim"], 0)
+        return (((), x._dtype),)
+    d = wrap_dim(attrs["dim"], len(shape))
+    return ((shape[:d] + shape[d + 1 :], x._dtype),)
+
+
+@functor("LinalgVecdot")
+def linalg_vecdot(x, y, dim=-1, out=None):
+    return _out(VECDOT, (x, y), {"dim": dim}, out)
+
+
+@functor("LinalgDiagonal")
+def linalg_diagonal(A, offset=0, dim1=-2, dim2=-1):
+    return A.diagonal(offset, dim1, dim2)
+
+
+@functor("LinalgTrace")
+def linalg_trace(A, offset=0, dtype=None):
+    from . import functional as F
+
+    check_matrix("linalg.trace", A, "x")
+    return F.sum(A.diagonal(offset, -2, -1), -1, dtype=dtype)
+
+
+@functor("Trace")
+def trace(input):
+    from . import functional as F
+
+    if input.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+    return F.sum(input.diagonal())

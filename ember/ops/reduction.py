@@ -1,3 +1,389 @@
-"""Reduction ops: functors, inference rules and (with autograd) derivatives, side by side."""
+"""Reduction ops: functors, inference rules and (with autograd) derivatives, side by side.
+
+Every reduction takes ``dim`` as None (all dimensions), an int or a tuple of ints, and
+``keepdim``; PyTorch's result dtypes hold (``sum``/``prod``/``cumsum`` of bool and integers give
+int64, ``mean`` needs a floating or complex input or ``dtype=``, ``argmax`` gives int64).
+float16/bfloat16 accumulate in float32. Kernels are in ``ember/kernels/cpu/reduction.py``.
+
+>>> import ember
+>>> x = ember.tensor([[1.0, 5.0], [3.0, 2.0]])
+>>> x.sum(0).tolist(), x.max(1).indices.tolist()
+([4.0, 7.0], [1, 0])
+"""
 
 from __future__ import annotations
+
+import collections
+
+from .._core import dtype as _dt
+from .._core.shape import wrap_dim
+from ..dispatch import OpExpr, dispatch
+from .common import check_dtype
+from .functor import functor
+
+__all__ = ["reduce_dims", "reduced_shape", "return_types", "torch_name"]
+
+# PyTorch's ScalarType names, for messages that quote them ("Got: Long").
+_TORCH_NAMES = {
+    "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
+    "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64", "float16": "Half", "bfloat16": "BFloat16",
+    "float32": "Float", "float64": "Double", "complex64": "ComplexFloat", "complex128": "ComplexDouble",
+}  # fmt: skip
+
+
+def torch_name(dtype: _dt.DType) -> str:
+    """PyTorch's name of a dtype, as its error messages spell it (``Long`` for int64)."""
+    return _TORCH_NAMES.get(dtype.name, dtype.name)
+
+
+class return_types:
+    """Named tuples of multi-result ops, as ``torch.return_types``."""
+
+
+def _named_tuple(name: str, fields: tuple[str, ...]) -> type:
+    cls = collections.namedtuple(name, fields)
+    cls.__module__ = __name__
+    cls.__qualname__ = f"return_types.{name}"
+    setattr(return_types, name, cls)
+    return cls
+
+
+MaxResult = _named_tuple("max", ("values", "indices"))
+MinResult = _named_tuple("min", ("values", "indices"))
+
+
+# ---------------------------------------------------------------------------------------
+# shared rules
+
+
+def reduce_dims(dim, ndim: int) -> tuple[int, ...]:
+    """``dim`` (None, or a tuple from the schema's ``IntList?``) as sorted non-negative dims.
+
+    None and ``()`` mean every dimension, as in PyTorch; a 0-d tensor accepts 0 and -1 and
+    reduces nothing.
+
+    >>> reduce_dims(None, 3), reduce_dims((-1, 0), 3), reduce_dims((0,), 0)
+    ((0, 1, 2), (0, 2), ())
+    """
+    if dim is None or len(dim) == 0:
+        return tuple(range(ndim))
+    dims = [wrap_dim(d, ndim) for d in dim]
+    if ndim == 0:
+        return ()
+    seen = set()
+    for d in dims:
+        if d in seen:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        seen.add(d)
+    return tuple(sorted(dims))
+
+
+def reduced_shape(shape: tuple, dims: tuple, keepdim: bool) -> tuple:
+    if keepdim:
+        return tuple(1 if i in dims else s for i, s in enumerate(shape))
+    return tuple(s for i, s in enumerate(shape) if i not in dims)
+
+
+def _integral_to_long(dtype: _dt.DType) -> _dt.DType:
+    """sum/prod/cumsum of bool and integers accumulate and return int64, as PyTorch."""
+    return _dt.int64 if dtype is _dt.bool_ or dtype.kind in "iu" else dtype
+
+
+def _check_nonempty(op: str, x, dims: tuple, dim_given: bool) -> None:
+    """max/min/amax/argmax have no identity: an empty reduction is an error, as PyTorch's."""
+    if not dim_given or x.ndim == 0:
+        if x.numel() == 0:
+            raise RuntimeError(
+                f"{op}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument."
+            )
+        return
+    for d in dims:
+        if x._shape[d] == 0:
+            raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def _run(op: OpExpr, x, attrs: dict, out):
+    if out is None:
+        return dispatch(op, (x,), attrs)[0]
+    return dispatch(op, (x,), attrs, (out,))[0]
+
+
+_NUMERIC = ("bool", "numeric")
+_ORDERED = ("bool", "integral", "real floating")
+
+
+def _reduction(name: str, kinds, result) -> OpExpr:
+    """A one-input reduction primitive; attrs ``dims``, ``keepdim`` and ``dtype`` (requested)."""
+    op = OpExpr(name, ("input",), ("out",))
+
+    @op.shape_rule
+    def infer(attrs, x):
+        check_dtype(name, "input", x._dtype, kinds)
+        return ((reduced_shape(x._shape, attrs["dims"], attrs["keepdim"]), result(x._dtype, attrs.get("dtype"))),)
+
+    return op
+
+
+def _sum_result(dtype, requested):
+    return requested if requested is not None else _integral_to_long(dtype)
+
+
+def _mean_result(dtype, requested):
+    if requested is not None:
+        if not (requested.is_floating_point or requested.is_complex):
+            raise RuntimeError(
+                f"mean(): could not infer output dtype. Optional dtype must be either a floating point or complex dtype. Got: {torch_name(requested)}"
+            )
+        return requested
+    if not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError(
+            f"mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {torch_name(dtype)}"
+        )
+    return dtype
+
+
+def _same(dtype, requested):
+    return dtype
+
+
+def _bool_result(dtype, requested):
+    return _dt.uint8 if dtype is _dt.uint8 else _dt.bool_  # PyTorch keeps uint8 for all/any
+
+
+def _long_result(dtype, requested):
+    return _dt.int64
+
+
+def _var_result(dtype, requested):
+    if not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    return dtype.to_real() if dtype.is_complex else dtype
+
+
+def _float_result(dtype, requested):
+    return dtype if dtype.is_floating_point or dtype.is_complex else _dt.get_default_dtype()
+
+
+SUM = _reduction("sum", _NUMERIC, _sum_result)
+PROD = _reduction("prod", _NUMERIC, _sum_result)
+MEAN = _reduction("mean", _NUMERIC, _mean_result)
+AMAX = _reduction("amax", _ORDERED, _same)
+AMIN = _reduction("amin", _ORDERED, _same)
+ALL = _reduction("all", _NUMERIC, _bool_result)
+ANY = _reduction("any", _NUMERIC, _bool_result)
+COUNT_NONZERO = _reduction("count_nonzero", _NUMERIC, _long_result)
+VAR = _reduction("var", _NUMERIC, _var_result)
+STD = _reduction("std", _NUMERIC, _var_result)
+LOGSUMEXP = _reduction("logsumexp", _NUMERIC, _float_result)
+
+
+def _dim_index(name: str) -> OpExpr:
+    """max(input, dim) / min(input, dim): values and int64 indices."""
+    op = OpExpr(name, ("input",), ("values", "indices"))
+
+    @op.shape_rule
+    def infer(attrs, x):
+        check_dtype(name.split("_")[0], "input", x._dtype, _ORDERED)
+        shape = reduced_shape(x._shape, attrs["dims"], attrs["keepdim"])
+        return ((shape, x._dtype), (shape, _dt.int64))
+
+    return op
+
+
+MAX_DIM = _dim_index("max_dim")
+MIN_DIM = _dim_index("min_dim")
+
+
+def _arg_reduction(name: str) -> OpExpr:
+    op = OpExpr(name, ("input",), ("out",))
+
+    @op.shape_rule
+    def infer(attrs, x):
+        if x._dtype is _dt.bool_:
+            raise RuntimeError(f"{name}(): does not support bool input")
+        if x._dtype.is_complex:
+            raise RuntimeError(f"{name}(): does not support complex input")
+        check_dtype(name, "input", x._dtype, _ORDERED)
+        dims = attrs["dims"]
+        if dims is None:  # the flattened input
+            shape = (1,) * x.ndim if attrs["keepdim"] else ()
+        else:
+            shape = reduced_shape(x._shape, dims, attrs["keepdim"])
+        return ((shape, _dt.int64),)
+
+    return op
+
+
+ARGMAX = _arg_reduction("argmax")
+ARGMIN = _arg_reduction("argmin")
+
+
+def _scan(name: str) -> OpExpr:
+    op = OpExpr(name, ("input",), ("out",))
+
+    @op.shape_rule
+    def infer(attrs, x):
+        check_dtype(name, "input", x._dtype, _NUMERIC)
+        return ((x._shape, _sum_result(x._dtype, attrs["dtype"])),)
+
+    return op
+
+
+CUMSUM = _scan("cumsum")
+CUMPROD = _scan("cumprod")
+
+
+# ---------------------------------------------------------------------------------------
+# functors
+
+
+def _simple(op: OpExpr):
+    def run(input, dim, keepdim, dtype, out=None):
+        return _run(op, input, {"dims": reduce_dims(dim, input.ndim), "keepdim": keepdim, "dtype": dtype}, out)
+
+    return run
+
+
+functor("Sum")(_simple(SUM))
+functor("Prod")(_simple(PROD))
+functor("Mean")(_simple(MEAN))
+
+
+@functor("All")
+def all_(input, dim, keepdim, out=None):
+    return _run(ALL, input, {"dims": reduce_dims(dim, input.ndim), "keepdim": keepdim}, out)
+
+
+@functor("Any")
+def any_(input, dim, keepdim, out=None):
+    return _run(ANY, input, {"dims": reduce_dims(dim, input.ndim), "keepdim": keepdim}, out)
+
+
+@functor("CountNonzero")
+def count_nonzero(input, dim):
+    return _run(COUNT_NONZERO, input, {"dims": reduce_dims(dim, input.ndim), "keepdim": False}, None)
+
+
+def _extremum(op: OpExpr, name: str):
+    def run(input, dim, keepdim, out=None):
+        dims = reduce_dims(dim, input.ndim)
+        _check_nonempty(name, input, dims, bool(dim))
+        return _run(op, input, {"dims": dims, "keepdim": keepdim}, out)
+
+    return run
+
+
+functor("Amax")(_extremum(AMAX, "amax"))
+functor("Amin")(_extremum(AMIN, "amin"))
+
+
+def _full_extremum(op: OpExpr, name: str):
+    def run(input):
+        _check_nonempty(name, input, (), False)
+        return dispatch(op, (input,), {"dims": tuple(range(input.ndim)), "keepdim": False})[0]
+
+    return run
+
+
+def _dim_extremum(op: OpExpr, name: str, result: type):
+    def run(input, dim, keepdim=False):
+        d = wrap_dim(dim, input.ndim)
+        dims = () if input.ndim == 0 else (d,)
+        _check_nonempty(name, input, dims, True)
+        values, indices = dispatch(op, (input,), {"dims": dims, "keepdim": keepdim})
+        return result(values, indices)
+
+    return run
+
+
+def _other_extremum(fn: str):
+    def run(input, other):
+        from . import functional as F
+
+        return getattr(F, fn)(input, other)
+
+    return run
+
+
+functor("Max")(_full_extremum(AMAX, "max"))
+functor("Min")(_full_extremum(AMIN, "min"))
+functor("MaxDim")(_dim_extremum(MAX_DIM, "max", MaxResult))
+functor("MinDim")(_dim_extremum(MIN_DIM, "min", MinResult))
+functor("MaxOther")(_other_extremum("maximum"))
+functor("MinOther")(_other_extremum("minimum"))
+
+
+def _arg(op: OpExpr, name: str):
+    def run(input, dim=None, keepdim=False, out=None):
+        if dim is None:
+            if input.numel() == 0:
+                raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+            dims = None
+        else:
+            d = wrap_dim(dim, input.ndim)
+            dims = () if input.ndim == 0 else (d,)
+            if dims and input._shape[d] == 0:
+                raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+        return _run(op, input, {"dims": dims, "keepdim": keepdim}, out)
+
+    return run
+
+
+functor("Argmax")(_arg(ARGMAX, "argmax"))
+functor("Argmin")(_arg(ARGMIN, "argmin"))
+
+
+def _correction(op: str, unbiased, correction) -> float:
+    if unbiased is not None and correction is not None:
+        raise TypeError(f"{op}(): pass either 'unbiased' or 'correction', not both")
+    if correction is None:
+        return 0.0 if unbiased is False else 1.0
+    if isinstance(correction, (bool, complex)):
+        raise TypeError(f"{op}(): argument 'correction' must be a real number, not {type(correction).__name__}")
+    return float(correction)
+
+
+def _moment(op: OpExpr, name: str):
+    def run(input, dim=None, unbiased=None, keepdim=False, correction=None, out=None):
+        attrs = {"dims": reduce_dims(dim, input.ndim), "keepdim": keepdim, "correction": _correction(name, unbiased, correction)}
+        return _run(op, input, attrs, out)
+
+    return run
+
+
+functor("Var")(_moment(VAR, "var"))
+functor("Std")(_moment(STD, "std"))
+
+
+@functor("Logsumexp")
+def logsumexp(input, dim=None, keepdim=False, out=None):
+    return _run(LOGSUMEXP, input, {"dims": reduce_dims(dim, input.ndim), "keepdim": keepdim}, out)
+
+
+def _cumulative(op: OpExpr):
+    def run(input, dim, dtype=None, out=None):
+        d = wrap_dim(dim, input.ndim) if input.ndim else (wrap_dim(dim, 0), 0)[1]
+        return _run(op, input, {"dim": d, "dtype": dtype}, out)
+
+    return run
+
+
+functor("Cumsum")(_cumulative(CUMSUM))
+functor("Cumprod")(_cumulative(CUMPROD))
+
+
+@functor("Norm")
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None, out=None):
+    """torch.norm: 'fro' and numbers are vector norms over ``dim``; 'nuc' is a matrix norm."""
+    from . import linalg
+
+    if p is None:
+        p = "fro"
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or len(dim) <= 2):
+            return linalg.vector_norm_impl(input, 2.0, dim, keepdim, dtype, out)
+        if p in ("fro", "nuc"):
+            dims = tuple(range(input.ndim)) if dim is None else dim
+            return linalg.matrix_norm_impl(input, p, dims, keepdim, dtype, out)
+        raise RuntimeError(f"norm(): unsupported p {p!r} (expected a number, 'fro' or 'nuc')")
+    return linalg.vector_norm_impl(input, p, dim, keepdim, dtype, out, op="norm")

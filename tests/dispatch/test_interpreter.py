@@ -39,7 +39,7 @@ def test_meta_tensors_run_inference_and_no_kernel():
         raise Boom
 
     op = OpExpr("test_meta_only", ("x",), ("y",))
-    op.infer = lambda attrs, x: ((x._shape + (2,), ember.float64),)
+    op.infer = lambda attrs, x: (((*x._shape, 2), ember.float64),)
     op.kernels["cpu"] = kernel
     m = ember.empty(3, device="meta")
     (y,) = dispatch(op, (m,))
@@ -95,7 +95,7 @@ def test_inference_is_cached_per_signature_and_scalar_type():
     assert (i + 2).dtype is ember.int64
     assert (i + 2.0).dtype is ember.float32  # 2 == 2.0 must not share a cache entry
     assert (i + True).dtype is ember.int64
-    assert any(key[0] is BINARY_OPS["add"][1] for key in map(lambda k: k[0] if isinstance(k[0], tuple) else k, EAGER._cache))
+    assert any(key[0] is BINARY_OPS["add"][1] for key in (k[0] if isinstance(k[0], tuple) else k for k in EAGER._cache))
 
 
 class Recording(Interpreter):
@@ -113,8 +113,9 @@ def test_interpreter_scope_is_scoped_and_per_thread():
     rec = Recording()
     assert current_interpreter() is EAGER
     other_thread = []
+    x = ember.ones(1)
     with interpreter_scope(rec):
-        ember.neg(ember.ones(1))
+        ember.neg(x)
         t = threading.Thread(target=lambda: other_thread.append(current_interpreter()))
         t.start()
         t.join()

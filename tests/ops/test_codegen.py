@@ -29,12 +29,12 @@ def test_every_entry_is_a_public_function_and_its_methods_are_bound():
 
 def test_signature_and_source_are_readable_by_inspect():
     sig = inspect.signature(ember.relu)
-    assert list(sig.parameters) == ["x", "inplace"]
+    assert list(sig.parameters) == ["input", "inplace"]
     assert sig.parameters["inplace"].kind is inspect.Parameter.KEYWORD_ONLY
     assert sig.parameters["inplace"].default is False
     source = inspect.getsource(ember.add)
     assert source.startswith("def add(") and "=> Add" in source
-    assert "Tensor (Tensor x, *, Bool inplace=False) => ReluInplace" in ember.relu.__doc__
+    assert "Tensor (Tensor input, *, Bool inplace=False) => ReluInplace" in ember.relu.__doc__
     assert "def add(" in codegen.generated_source()
 
 
@@ -47,7 +47,7 @@ def test_tracebacks_show_the_generated_lines():
 
 
 def test_argument_errors_name_the_function_argument_position_and_types():
-    with pytest.raises(TypeError, match=r"^relu\(\): argument 'x' \(position 1\) must be Tensor, not str$"):
+    with pytest.raises(TypeError, match=r"^relu\(\): argument 'input' \(position 1\) must be Tensor, not str$"):
         ember.relu("a")
     with pytest.raises(TypeError, match=r"^relu\(\): argument 'inplace' must be bool, not int$"):
         ember.relu(ember.ones(2), inplace=1)

@@ -1,3 +1,229 @@
-"""CPU kernels of the reduction ops."""
+"""CPU kernels of the reductions: NumPy's reductions writing into the output array.
+
+``attrs["dims"]`` is a sorted tuple of non-negative axes (``()`` for a 0-d input), so NumPy's
+``axis=`` takes it as is. The output's dtype says what to compute in: float16/bfloat16 results
+accumulate in float32 and are written back; bool/integer sums already have an int64 output.
+When a kernel cannot write into ``out`` directly (``out=`` of another dtype, half precision)
+it computes a temporary and copies it in.
+"""
 
 from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..._core import dtype as _dt
+from ...dispatch.opexpr import register_kernel
+
+_F32 = np.dtype(np.float32)
+_HALF = (np.dtype(np.float16), _dt.bfloat16.numpy_dtype)
+_BF16 = _dt.bfloat16.numpy_dtype
+
+
+def acc_dtype(dtype: np.dtype) -> np.dtype:
+    """The dtype a result of ``dtype`` accumulates in: float32 for the half types."""
+    return _F32 if dtype in _HALF else dtype
+
+
+def store(out: np.ndarray, value) -> None:
+    """Write a computed result into the kernel's output (casting, as PyTorch's out=)."""
+    if value is not out:
+        np.copyto(out, value, casting="unsafe")
+
+
+def as_compute(x: np.ndarray, acc: np.dtype) -> np.ndarray:
+    """``x`` in a dtype NumPy's reductions can read into ``acc`` without an unsafe cast."""
+    if x.dtype == acc or np.can_cast(x.dtype, acc, "same_kind"):
+        return x
+    return x.astype(acc)
+
+
+def _size(shape: tuple, dims: tuple) -> int:
+    return math.prod(shape[d] for d in dims)
+
+
+def _accumulating(fn):
+    def kernel(outs, ins, attrs):
+        out = outs[0]
+        acc = acc_dtype(out.dtype)
+        x = as_compute(ins[0], acc)
+        if out.dtype == acc:
+            fn(x, axis=attrs["dims"], dtype=acc, keepdims=attrs["keepdim"], out=out)
+        else:
+            store(out, fn(x, axis=attrs["dims"], dtype=acc, keepdims=attrs["keepdim"]))
+
+    return kernel
+
+
+register_kernel("sum")(_accumulating(np.sum))
+register_kernel("prod")(_accumulating(np.prod))
+
+
+@register_kernel("mean")
+def mean(outs, ins, attrs):
+    out = outs[0]
+    dims = attrs["dims"]
+    acc = acc_dtype(out.dtype)
+    x = as_compute(ins[0], acc)
+    target = out if out.dtype == acc else np.empty(out.shape, acc)
+    np.sum(x, axis=dims, dtype=acc, keepdims=attrs["keepdim"], out=target)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        np.divide(target, _size(x.shape, dims), out=target)  # an empty mean is 0/0: nan
+    store(out, target)
+
+
+def _extremum(fn):
+    def kernel(outs, ins, attrs):
+        out, x = outs[0], ins[0]
+        with np.errstate(invalid="ignore"):  # NaN propagates, quietly
+            if out.dtype == x.dtype:
+                fn(x, axis=attrs["dims"], keepdims=attrs["keepdim"], out=out)
+            else:
+                store(out, fn(x, axis=attrs["dims"], keepdims=attrs["keepdim"]))
+
+    return kernel
+
+
+register_kernel("amax")(_extremum(np.max))
+register_kernel("amin")(_extremum(np.min))
+
+
+def _dim_extremum(fn, argfn):
+    """Values and indices along one dim; NaN wins (np.max/np.argmax both pick the first NaN)."""
+
+    def kernel(outs, ins, attrs):
+        values, indices = outs
+        x = ins[0]
+        dims, keep = attrs["dims"], attrs["keepdim"]
+        if not dims:  # a 0-d input
+            store(values, x)
+            indices[...] = 0
+            return
+        d = dims[0]
+        if indices.dtype == np.intp:
+            argfn(x, axis=d, keepdims=keep, out=indices)
+        else:
+            store(indices, argfn(x, axis=d, keepdims=keep))
+        with np.errstate(invalid="ignore"):
+            if values.dtype == x.dtype:
+                fn(x, axis=d, keepdims=keep, out=values)
+            else:
+                store(values, fn(x, axis=d, keepdims=keep))
+
+    return kernel
+
+
+register_kernel("max_dim")(_dim_extremum(np.max, np.argmax))
+register_kernel("min_dim")(_dim_extremum(np.min, np.argmin))
+
+
+def _arg(argfn):
+    def kernel(outs, ins, attrs):
+        out, x = outs[0], ins[0]
+        dims = attrs["dims"]
+        if dims is None:
+            store(out, np.reshape(argfn(x), out.shape))
+        elif not dims:
+            out[...] = 0
+        elif out.dtype == np.intp:
+            argfn(x, axis=dims[0], keepdims=attrs["keepdim"], out=out)
+        else:
+            store(out, argfn(x, axis=dims[0], keepdims=attrs["keepdim"]))
+
+    return kernel
+
+
+register_kernel("argmax")(_arg(np.argmax))
+register_kernel("argmin")(_arg(np.argmin))
+
+
+def _logical(fn):
+    def kernel(outs, ins, attrs):
+        out, x = outs[0], ins[0]
+        if x.dtype == _BF16:
+            x = x.astype(_F32)
+        if out.dtype == np.bool_:
+            fn(x, axis=attrs["dims"], keepdims=attrs["keepdim"], out=out)
+        else:
+            store(out, fn(x, axis=attrs["dims"], keepdims=attrs["keepdim"]))
+
+    return kernel
+
+
+register_kernel("all")(_logical(np.all))
+register_kernel("any")(_logical(np.any))
+
+
+@register_kernel("count_nonzero")
+def count_nonzero(outs, ins, attrs):
+    x = ins[0]
+    if x.dtype == _BF16:
+        x = x.astype(_F32)
+    store(outs[0], np.count_nonzero(x, axis=attrs["dims"]))
+
+
+def _moment(is_std: bool):
+    def kernel(outs, ins, attrs):
+        out, x = outs[0], ins[0]
+        dims = attrs["dims"]
+        if x.dtype in _HALF:
+            x = x.astype(_F32)
+        n = _size(x.shape, dims)
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            d = np.asarray(x - np.sum(x, axis=dims, keepdims=True) / n)
+            if d.dtype.kind == "c":
+                sq = np.square(d.real)
+                sq += np.square(d.imag)
+            else:
+                sq = np.multiply(d, d, out=d)
+            s = np.sum(sq, axis=dims, keepdims=attrs["keepdim"])
+            s = np.divide(s, max(n - attrs["correction"], 0.0))
+            if is_std:
+                s = np.sqrt(s)
+        store(out, s)
+
+    return kernel
+
+
+register_kernel("var")(_moment(False))
+register_kernel("std")(_moment(True))
+
+
+@register_kernel("logsumexp")
+def logsumexp(outs, ins, attrs):
+    out = outs[0]
+    dims, keep = attrs["dims"], attrs["keepdim"]
+    acc = acc_dtype(out.dtype)
+    x = ins[0]
+    if x.dtype != acc:
+        x = x.astype(acc)
+    if x.size == 0:  # log(0): the empty sum of exponentials
+        out[...] = -np.inf
+        return
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        m = np.max(x.real if x.dtype.kind == "c" else x, axis=dims, keepdims=True)
+        m = np.where(np.isfinite(m), m, 0)  # all -inf (or an inf) must not become nan
+        s = np.sum(np.exp(x - m), axis=dims, keepdims=keep)
+        r = np.log(s)
+        r += m if keep else np.squeeze(m, axis=dims)
+    store(out, r)
+
+
+def _scan(fn):
+    def kernel(outs, ins, attrs):
+        out, x = outs[0], ins[0]
+        if x.ndim == 0:
+            x, out = x.reshape(1), out.reshape(1)
+        acc = acc_dtype(out.dtype)
+        x = as_compute(x, acc)
+        if out.dtype == acc:
+            fn(x, axis=attrs["dim"], dtype=acc, out=out)
+        else:
+            store(out, fn(x, axis=attrs["dim"], dtype=acc))
+
+    return kernel
+
+
+register_kernel("cumsum")(_scan(np.cumsum))
+register_kernel("cumprod")(_scan(np.cumprod))
