@@ -98,3 +98,35 @@ def _chain_small():
         return y.tolist()  # a sync point
 
     return {"ember": chain, "ember[async]": Impl(chain, scope=ember.vm.asynchronous)}
+
+
+@case("ops/sum 16M f32", compare=(Compare("bandwidth vs numpy (numpy time / ember time)", "numpy", "ember", target=0.9),))
+def _sum_large():
+    a, _ = _pair(LARGE)
+    ea = ember.from_numpy(a)
+    return _peers({"ember": lambda: ea.sum()}, np.sum, lambda x: x.sum(), a)
+
+
+@case("ops/relu 16M f32", compare=(Compare("bandwidth vs numpy (numpy time / ember time)", "numpy", "ember", target=0.9),))
+def _relu_large():
+    a, _ = _pair(LARGE)
+    ea = ember.from_numpy(a)
+    return _peers({"ember": lambda: ember.relu(ea)}, lambda x: np.maximum(x, 0), lambda x: torch.relu(x), a)
+
+
+def _matmul_case(dtype):
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((256, 1024)).astype(dtype)
+    b = rng.standard_normal((1024, 2048)).astype(dtype)
+    ea, eb = ember.from_numpy(a), ember.from_numpy(b)
+    return _peers({"ember": lambda: ea @ eb}, np.matmul, lambda x, y: x @ y, a, b)
+
+
+@case("ops/matmul (256,1024)@(1024,2048) f32", compare=(Compare("numpy/ember", "numpy", "ember", target=0.95), Compare("torch/ember", "torch", "ember", target=0.95)))
+def _matmul_f32():
+    return _matmul_case(np.float32)
+
+
+@case("ops/matmul (256,1024)@(1024,2048) f64", compare=(Compare("numpy/ember", "numpy", "ember", target=0.95), Compare("torch/ember", "torch", "ember", target=0.95)))
+def _matmul_f64():
+    return _matmul_case(np.float64)

@@ -226,8 +226,4 @@ def scalar_tensor_like(value, other: Tensor) -> Tensor:
     from .._core.tensor import tensor
 
     dtype = _dt.result_type(other, value)
-    if type(value) is int and not dtype.is_floating_point and not dtype.is_complex and dtype is not _dt.bool_:
-        info = _dt.iinfo(dtype)
-        if not info.min <= value <= info.max:  # -3 with a uint8 tensor: keep the value, widen instead
-            dtype = _dt.int64 if value >= -(2**63) else _dt.float64
     return tensor(value, dtype=dtype, device=other.device)
