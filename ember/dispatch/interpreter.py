@@ -90,8 +90,11 @@ class EagerLocalInterpreter(Interpreter):
         else:
             key = (op, *[(t._shape, t._dtype) for t in inputs])
         if attrs:
-            values = tuple(attrs.values())
-            key = (key, values, tuple(map(type, values)))  # 2 and 2.0 are equal keys but infer differently
+            if op.attr_key is not None:
+                key = (key, op.attr_key(attrs))
+            else:
+                values = tuple(attrs.values())
+                key = (key, values, tuple(map(type, values)))  # 2 and 2.0 are equal keys but infer differently
         try:
             specs = self._cache.get(key)
         except TypeError:  # an unhashable attribute: infer every time
@@ -111,9 +114,13 @@ class EagerLocalInterpreter(Interpreter):
             return op.view(attrs, inputs[0])
         if n:
             device = inputs[0]._storage._device
-            for i in range(1, n):
-                if inputs[i]._storage._device is not device:
-                    _device_mismatch(device, inputs[i]._storage._device, i)
+            if n == 2:
+                if inputs[1]._storage._device is not device:
+                    _device_mismatch(device, inputs[1]._storage._device, 1)
+            else:
+                for i in range(1, n):
+                    if inputs[i]._storage._device is not device:
+                        _device_mismatch(device, inputs[i]._storage._device, i)
         else:
             device = attrs.get("device") or CPU
         if op.view is not None:
@@ -122,9 +129,14 @@ class EagerLocalInterpreter(Interpreter):
         if n == 2 and not attrs:
             a, b = inputs
             specs = self._cache.get((op, a._shape, a._dtype, b._shape, b._dtype)) or self.infer(op, inputs, attrs)
-        elif n == 1 and not attrs:
+        elif n == 1:
             a = inputs[0]
-            specs = self._cache.get((op, a._shape, a._dtype)) or self.infer(op, inputs, attrs)
+            if not attrs:
+                specs = self._cache.get((op, a._shape, a._dtype)) or self.infer(op, inputs, attrs)
+            elif op.attr_key is not None:
+                specs = self._cache.get(((op, a._shape, a._dtype), op.attr_key(attrs))) or self.infer(op, inputs, attrs)
+            else:
+                specs = self.infer(op, inputs, attrs)
         else:
             specs = self.infer(op, inputs, attrs)
         # 3. outputs from the device's allocator (or the caller's, for in-place and out=)
@@ -159,7 +171,11 @@ class EagerLocalInterpreter(Interpreter):
             ins = tuple([t._numpy_view() for t in inputs])
         if not op.strided:
             ins = tuple([x if x.flags.c_contiguous else np.ascontiguousarray(x) for x in ins])
-        outs = (outputs[0]._numpy_view(),) if len(outputs) == 1 else tuple([t._numpy_view() for t in outputs])
+        if written is None and len(outputs) == 1:
+            fresh = outputs[0]
+            outs = (fresh._np if fresh._np is not None else fresh._numpy_view(),)  # made with its view
+        else:
+            outs = tuple([t._numpy_view() for t in outputs])
         # 5. an instruction on the device's stream
         stream = vm._mode.streams.get(device) or vm.stream_for(device)
         stream.launch(op, kernel, outs, ins, attrs)
@@ -182,7 +198,7 @@ def _new_output(spec: _OutputSpec, device: Device) -> Tensor:
     if allocator is None or spec.dtype is _dt.string:  # meta (and cuda, which fails): the slow road
         # meta stays lazy; a device without an allocator (cuda here) fails now, saying why
         storage = Storage(spec.nbytes, device=device, lazy=device._type == "meta", holds_objects=spec.dtype is _dt.string)
-        out._np_src = None
+        out._np = out._np_src = None
     else:
         data, array = allocator.allocate_array(spec.nbytes, spec.shape, spec.np_dtype)
         storage = object.__new__(Storage)  # Storage._from_dataptr, inlined: this is the hot path

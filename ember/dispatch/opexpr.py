@@ -9,6 +9,7 @@ registered beside the op in its family module:
   (inputs are tensors; only their shape/dtype/device may be read). One pair per output.
 - ``kernels[device_type](outs, ins, attrs)``: NumPy arrays in, written into ``outs``.
 - ``view(attrs, *inputs) -> tensors``: for view ops, the metadata-only implementation.
+- ``attr_key(attrs)``: optional, what of the attributes inference depends on (a cache key).
 - ``derivative``: filled in by the autograd issue.
 
 >>> op = OpExpr("my_neg", ("x",), ("y",))
@@ -27,7 +28,7 @@ __all__ = ["OP_REGISTRY", "OpExpr", "get_op", "register_kernel"]
 class OpExpr:
     """A primitive op: type name, input/output names, and its registered rules."""
 
-    __slots__ = ("derivative", "infer", "inputs", "kernels", "name", "outputs", "strided", "view")
+    __slots__ = ("attr_key", "derivative", "infer", "inputs", "kernels", "name", "outputs", "strided", "view")
 
     def __init__(self, name: str, inputs: tuple[str, ...], outputs: tuple[str, ...] = ("out",), *, strided: bool = True) -> None:
         if name in OP_REGISTRY:
@@ -37,6 +38,10 @@ class OpExpr:
         self.outputs = tuple(outputs)
         self.strided = strided
         self.infer: Callable | None = None
+        # What of the attributes the inference rule reads, as a cache key (default: all values
+        # and their types). A scalar op whose rule reads only the scalar's type says so here,
+        # so `x * lr` hits the cache whatever lr is.
+        self.attr_key: Callable | None = None
         self.view: Callable | None = None
         self.kernels: dict[str, Callable] = {}
         self.derivative: Callable | None = None

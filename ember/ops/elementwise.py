@@ -335,6 +335,10 @@ FUNCTORS["ClampTensor"] = _clamp_tensor
 # binary
 
 
+def _scalar_type(attrs: dict) -> type:
+    return type(attrs["other"])
+
+
 def binary(
     name: str,
     functor_name: str,
@@ -355,6 +359,8 @@ def binary(
     """
     op = OpExpr(name, ("input", "other"), ("out",))
     scalar_op = OpExpr(name + "_scalar", ("input",), ("out",))
+    if check is None:
+        scalar_op.attr_key = _scalar_type  # a weak scalar promotes by its type, never its value
     public = public or name
 
     @op.shape_rule
