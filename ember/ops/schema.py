@@ -26,9 +26,6 @@ from pathlib import Path
 __all__ = ["BASE_TYPES", "OpEntry", "Param", "Return", "Signature", "SchemaError", "Type", "load_schema", "parse_schema"]
 
 SCHEMA_PATH = Path(__file__).with_name("schema.yaml")
-# Families still being written may keep their entries in schema_parts/<family>.yaml; they
-# load after schema.yaml as if they were in it.
-PARTS_DIR = Path(__file__).with_name("schema_parts")
 
 # The parameter types of the grammar and what a caller may pass for each.
 BASE_TYPES = {
@@ -343,8 +340,5 @@ def load_schema(path: Path = SCHEMA_PATH) -> tuple[OpEntry, ...]:
     """The parsed entries of ``schema.yaml`` (cached)."""
     key = str(path)
     if key not in _CACHE:
-        text = Path(path).read_text()
-        if path == SCHEMA_PATH and PARTS_DIR.is_dir():
-            text += "".join("\n" + part.read_text() for part in sorted(PARTS_DIR.glob("*.yaml")))
-        _CACHE[key] = parse_schema(text)
+        _CACHE[key] = parse_schema(Path(path).read_text())
     return _CACHE[key]
