@@ -17,6 +17,10 @@ except ImportError:  # pragma: no cover - torch is a test-only dependency
     torch = None
 
 needs_torch = pytest.mark.skipif(torch is None, reason="needs torch")
+# torch's advice about valid but unusual calls, which these tests make on purpose
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:Implicit dimension choice", "ignore:Using padding='same'", "ignore:reduction. 'mean' divides the total loss"
+)
 FLOATS = [np.float32, np.float64]
 TOL = {np.float32: {"rtol": 2e-4, "atol": 2e-5}, np.float64: {"rtol": 1e-9, "atol": 1e-10}}
 # modest by default (the suite has a CI budget); HYPOTHESIS_PROFILE=thorough runs the profile's count

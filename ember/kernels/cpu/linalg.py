@@ -265,8 +265,8 @@ def pinv(outs, ins, attrs):
     (A,) = _compute(ins[0])
     U, S, Vh = np.linalg.svd(A, full_matrices=False)
     tol = _tolerance(S, A.shape, attrs)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        s_inv = np.where(tol < S, 1 / S, 0).astype(S.dtype)
+    s_inv = np.zeros_like(S)
+    np.divide(1, S, out=s_inv, where=tol < S)  # only the kept singular values are inverted
     V = np.swapaxes(Vh, -1, -2).conj()
     store(outs[0], np.matmul(V * s_inv[..., None, :], np.swapaxes(U, -1, -2).conj()))
 
