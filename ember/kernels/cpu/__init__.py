@@ -5,6 +5,6 @@ the tensors' memory, ``attrs`` the op's attributes. It computes and writes; the 
 already checked the arguments and the interpreter has allocated the outputs.
 """
 
-from . import conversion, creation, elementwise, indexing, linalg, nn, random, reduction, shape
+from . import common, conversion, creation, elementwise, indexing, linalg, nn, random, reduction, shape
 
-__all__ = ["conversion", "creation", "elementwise", "indexing", "linalg", "nn", "random", "reduction", "shape"]
+__all__ = ["common", "conversion", "creation", "elementwise", "indexing", "linalg", "nn", "random", "reduction", "shape"]

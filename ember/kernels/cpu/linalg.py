@@ -13,14 +13,14 @@ import numpy as np
 
 from ...dispatch.opexpr import register_kernel
 from ...ops.linalg import LinAlgError
-from .reduction import _HALF, acc_dtype, store
+from .common import HALF, compute_dtype, store
 
 _F32 = np.dtype(np.float32)
 
 
 def _compute(*arrays: np.ndarray) -> tuple[np.ndarray, ...]:
     """The operands in a dtype NumPy computes in (half precision -> float32)."""
-    return tuple(a.astype(_F32) if a.dtype in _HALF else a for a in arrays)
+    return tuple(a.astype(_F32) if a.dtype in HALF else a for a in arrays)
 
 
 # --- products ----------------------------------------------------------------------------
@@ -30,7 +30,7 @@ def _compute(*arrays: np.ndarray) -> tuple[np.ndarray, ...]:
 def matmul(outs, ins, attrs):
     out = outs[0]
     a, b = ins
-    if a.dtype in _HALF:
+    if a.dtype in HALF:
         store(out, np.matmul(*_compute(a, b)))
     elif out.dtype == a.dtype:
         np.matmul(a, b, out=out)
@@ -47,7 +47,7 @@ def vdot(outs, ins, attrs):
 def outer(outs, ins, attrs):
     out = outs[0]
     a, b = ins
-    if out.dtype in _HALF:
+    if out.dtype in HALF:
         a, b = _compute(a.astype(out.dtype), b.astype(out.dtype))
         store(out, np.multiply(a[:, None], b[None, :]))
     else:
@@ -293,7 +293,7 @@ def matrix_power(outs, ins, attrs):
 
 def _norm_input(x: np.ndarray, attrs: dict) -> np.ndarray:
     dtype = attrs["dtype"]
-    target = acc_dtype(dtype.numpy_dtype if dtype is not None else x.dtype)
+    target = compute_dtype(dtype.numpy_dtype if dtype is not None else x.dtype)
     return x if x.dtype == target else x.astype(target)
 
 

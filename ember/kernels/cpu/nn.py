@@ -14,21 +14,8 @@ import math
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ..._core import dtype as _dt
 from ...dispatch.opexpr import register_kernel
-
-_HALF = (np.dtype(np.float16), _dt.bfloat16.numpy_dtype)
-_F32 = np.dtype(np.float32)
-
-
-def _ct(dtype: np.dtype) -> np.dtype:
-    """The dtype a kernel computes in: float32 for the half types, the dtype itself otherwise."""
-    return _F32 if dtype in _HALF else dtype
-
-
-def _store(out: np.ndarray, value) -> None:
-    if value is not out:
-        np.copyto(out, value, casting="unsafe")
+from .common import compute_dtype, store
 
 
 def _work(out: np.ndarray, ct: np.dtype) -> np.ndarray:
@@ -39,7 +26,7 @@ def _work(out: np.ndarray, ct: np.dtype) -> np.ndarray:
 def _reduce(loss: np.ndarray, reduction: str, out: np.ndarray) -> None:
     with np.errstate(invalid="ignore", divide="ignore"):
         if reduction == "none":
-            _store(out, loss)
+            store(out, loss)
         elif reduction == "sum":
             out[...] = loss.sum()
         else:
@@ -75,11 +62,11 @@ def _softmax_kernel(log: bool):
             x, out = x.reshape(1), out.reshape(1)
         if x.size == 0:
             return
-        ct = _ct(out.dtype)
+        ct = compute_dtype(out.dtype)
         work = _work(out, ct)
         with np.errstate(invalid="ignore", divide="ignore"):
             (_log_softmax if log else _softmax)(x.astype(ct, copy=False), attrs["dim"], work)
-        _store(out, work)
+        store(out, work)
 
     return kernel
 
@@ -104,7 +91,7 @@ def _nll_kernel(outs, ins, attrs):
     out = outs[0]
     x, target = ins[0], ins[1]
     weight = ins[2] if len(ins) > 2 else None
-    ct = _ct(out.dtype)
+    ct = compute_dtype(out.dtype)
     n_classes = x.shape[0] if x.ndim == 1 else x.shape[1]
     logp = _classes_last(x).astype(ct, copy=False)
     reduction, ls = attrs["reduction"], attrs["label_smoothing"]
@@ -122,7 +109,7 @@ def _nll_kernel(outs, ins, attrs):
                 prod *= w
             per = -prod.sum(axis=1)
             if reduction == "none":
-                _store(out, per.reshape(out.shape))
+                store(out, per.reshape(out.shape))
             elif reduction == "sum":
                 out[...] = per.sum()
             else:  # PyTorch divides by input.numel() / C and gives nan for an empty input
@@ -144,7 +131,7 @@ def _nll_kernel(outs, ins, attrs):
         if reduction == "none":
             if ls > 0:
                 loss = (1 - ls) * loss + smooth * ls_per_class
-            _store(out, loss.reshape(out.shape))
+            store(out, loss.reshape(out.shape))
             return
         total = loss.sum()
         if ls > 0:
@@ -173,7 +160,7 @@ def _pointwise_loss(name: str, fn):
     def kernel(outs, ins, attrs):
         out = outs[0]
         # integers (l1_loss): the difference wraps in the promoted dtype, as PyTorch's, before an int64 sum
-        ct = _ct(out.dtype) if out.dtype.kind == "f" else np.result_type(ins[0].dtype, ins[1].dtype)
+        ct = compute_dtype(out.dtype) if out.dtype.kind == "f" else np.result_type(ins[0].dtype, ins[1].dtype)
         a, b = ins[0].astype(ct, copy=False), ins[1].astype(ct, copy=False)
         with np.errstate(invalid="ignore", over="ignore"):
             loss = fn(a - b, attrs)
@@ -205,7 +192,7 @@ _pointwise_loss("smooth_l1_loss", _smooth_l1)
 @register_kernel("binary_cross_entropy")
 def _bce(outs, ins, attrs):
     out = outs[0]
-    ct = _ct(out.dtype)
+    ct = compute_dtype(out.dtype)
     x, t = ins[0].astype(ct, copy=False), ins[1].astype(ct, copy=False)
     if x.size and ((x < 0) | (x > 1)).any():
         raise RuntimeError("all elements of input should be between 0 and 1")
@@ -219,7 +206,7 @@ def _bce(outs, ins, attrs):
 @register_kernel("binary_cross_entropy_with_logits")
 def _bce_logits(outs, ins, attrs):
     out = outs[0]
-    ct = _ct(out.dtype)
+    ct = compute_dtype(out.dtype)
     x, t = ins[0].astype(ct, copy=False), ins[1].astype(ct, copy=False)
     with np.errstate(over="ignore", invalid="ignore"):
         log_sigmoid = np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
@@ -236,7 +223,7 @@ def _bce_logits(outs, ins, attrs):
 @register_kernel("kl_div")
 def _kl_div(outs, ins, attrs):
     out = outs[0]
-    ct = _ct(out.dtype)
+    ct = compute_dtype(out.dtype)
     x, t = ins[0].astype(ct, copy=False), ins[1].astype(ct, copy=False)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if attrs["log_target"]:
@@ -259,7 +246,7 @@ def _kl_div(outs, ins, attrs):
 def _linear(outs, ins, attrs):
     out = outs[0]
     x, w = ins[0], ins[1]
-    ct = _ct(out.dtype)
+    ct = compute_dtype(out.dtype)
     rows, k = math.prod(x.shape[:-1]), x.shape[-1]  # explicit sizes: reshape(-1, 0) is ambiguous when empty
     x2 = x.reshape(rows, k).astype(ct, copy=False)
     w = w.astype(ct, copy=False)
@@ -273,13 +260,13 @@ def _linear(outs, ins, attrs):
     if len(ins) > 2:
         res += ins[2].astype(ct, copy=False)
     if not direct:
-        _store(out, res.reshape(out.shape))
+        store(out, res.reshape(out.shape))
 
 
 @register_kernel("bilinear")
 def _bilinear(outs, ins, attrs):
     out = outs[0]
-    ct = _ct(out.dtype)
+    ct = compute_dtype(out.dtype)
     x1, x2, w = (a.astype(ct, copy=False) for a in ins[:3])
     o, i1, i2 = w.shape
     rows = math.prod(x1.shape[:-1])
@@ -289,7 +276,7 @@ def _bilinear(outs, ins, attrs):
     res = np.matmul(tmp, b[:, :, None])[..., 0]
     if len(ins) > 3:
         res += ins[3].astype(ct, copy=False)
-    _store(out, res.reshape(out.shape))
+    store(out, res.reshape(out.shape))
 
 
 # --- convolution and pooling --------------------------------------------------------------
@@ -322,7 +309,7 @@ def _convolution(outs, ins, attrs):
     bias = ins[2] if len(ins) > 2 else None
     if out.size == 0:
         return
-    ct = _ct(out.dtype)
+    ct = compute_dtype(out.dtype)
     groups = attrs["groups"]
     if attrs["transposed"]:
         _conv_transpose(out, x, w, bias, attrs, ct)
@@ -348,7 +335,7 @@ def _convolution(outs, ins, attrs):
     if bias is not None:
         res += bias.astype(ct, copy=False).reshape(groups, cog, 1)
     if not direct:
-        _store(out, res.reshape(out.shape))
+        store(out, res.reshape(out.shape))
 
 
 def _depthwise(out, xp, w, bias, attrs, ct):
@@ -366,7 +353,7 @@ def _depthwise(out, xp, w, bias, attrs, ct):
         acc += tmp
     if bias is not None:
         acc += bias.astype(ct, copy=False).reshape((groups, cog) + (1,) * nd)
-    _store(out, acc.reshape(out.shape))
+    store(out, acc.reshape(out.shape))
 
 
 def _conv_transpose(out, x, w, bias, attrs, ct):
@@ -391,7 +378,7 @@ def _conv_transpose(out, x, w, bias, attrs, ct):
     crop = full[(slice(None), slice(None), *(slice(lo, lo + o) for (lo, _), o in zip(attrs["padding"], out.shape[2:], strict=True)))]
     if bias is not None:
         crop += bias.astype(ct, copy=False).reshape((-1,) + (1,) * len(kernel))
-    _store(out, crop)
+    store(out, crop)
 
 
 def _pool_pads(spatial, kernel, stride, padding, dilation, o_size):
@@ -416,7 +403,7 @@ def _tap_slices(kernel, stride, dilation, o_size):
 def _max_pool(outs, ins, attrs):
     out = outs[0]
     x = ins[0]
-    ct = _ct(out.dtype)
+    ct = compute_dtype(out.dtype)
     kernel, stride, padding, dilation = attrs["kernel_size"], attrs["stride"], attrs["padding"], attrs["dilation"]
     spatial, o_size = x.shape[2:], out.shape[2:]
     if out.size == 0:
@@ -430,7 +417,7 @@ def _max_pool(outs, ins, attrs):
                 np.copyto(work, xp[region])
             else:
                 np.maximum(work, xp[region], out=work)
-        _store(out, work)
+        store(out, work)
         return
     # with indices: PyTorch's scan, a tap replaces the running max when strictly greater (or
     # NaN); a window with nothing above the fill keeps its first in-bounds position
@@ -457,14 +444,14 @@ def _max_pool(outs, ins, attrs):
         for i in range(nd):
             at = at * spatial[i] + starts[i] + taps[i] * dilation[i]
         np.copyto(index, np.broadcast_to(at, out.shape), where=better)
-    _store(out, best)
+    store(out, best)
 
 
 @register_kernel("avg_pool")
 def _avg_pool(outs, ins, attrs):
     out = outs[0]
     x = ins[0]
-    ct = _ct(out.dtype) if out.dtype.kind == "f" else np.dtype(np.float64)
+    ct = compute_dtype(out.dtype) if out.dtype.kind == "f" else np.dtype(np.float64)
     kernel, stride, padding = attrs["kernel_size"], attrs["stride"], attrs["padding"]
     spatial, o_size = x.shape[2:], out.shape[2:]
     ones = (1,) * len(kernel)
@@ -485,7 +472,7 @@ def _avg_pool(outs, ins, attrs):
             divisor = np.multiply.outer(divisor, count.astype(ct))
         with np.errstate(invalid="ignore", divide="ignore"):
             total /= divisor
-    _store(out, np.trunc(total) if out.dtype.kind in "iu" else total)
+    store(out, np.trunc(total) if out.dtype.kind in "iu" else total)
 
 
 def _adaptive_matrix(size: int, out: int, ct: np.dtype) -> np.ndarray:
@@ -512,10 +499,10 @@ def _adaptive_avg_pool(outs, ins, attrs):
     x = ins[0]
     if out.size == 0:
         return
-    ct = _ct(out.dtype)
+    ct = compute_dtype(out.dtype)
     nd = len(attrs["output_size"])
     mats = [_adaptive_matrix(s, o, ct) for s, o in zip(x.shape[-nd:], out.shape[-nd:], strict=True)]
-    _store(out, _along_axes(x.astype(ct, copy=False), mats))
+    store(out, _along_axes(x.astype(ct, copy=False), mats))
 
 
 # --- normalization ------------------------------------------------------------------------
@@ -528,7 +515,7 @@ def _batch_norm(outs, ins, attrs):
     if x.size == 0:  # nothing to normalize (any dtype): the statistics of no values
         mean_out[...] = var_out[...] = np.nan if mean_out.dtype.kind == "f" else 0
         return
-    ct = _ct(out.dtype)
+    ct = compute_dtype(out.dtype)
     rest = list(ins[1:])
     c = x.shape[1]
     axes = (0, *range(2, x.ndim))
@@ -550,9 +537,9 @@ def _batch_norm(outs, ins, attrs):
     work = _work(out, ct)
     np.multiply(xf, scale.reshape(bshape), out=work)
     work += shift.reshape(bshape)
-    _store(out, work)
-    _store(mean_out, mean)
-    _store(var_out, var)
+    store(out, work)
+    store(mean_out, mean)
+    store(var_out, var)
 
 
 def _centered_rows(x2: np.ndarray, eps: float, ct: np.dtype, out2: np.ndarray) -> np.ndarray:
@@ -567,7 +554,7 @@ def _centered_rows(x2: np.ndarray, eps: float, ct: np.dtype, out2: np.ndarray) -
 def _layer_norm(outs, ins, attrs):
     out = outs[0]
     x = ins[0]
-    ct = _ct(out.dtype)
+    ct = compute_dtype(out.dtype)
     k = attrs["ndim"]
     if x.size == 0:
         return
@@ -580,14 +567,14 @@ def _layer_norm(outs, ins, attrs):
         work *= rest.pop(0).astype(ct, copy=False)
     if attrs["has_bias"]:
         work += rest.pop(0).astype(ct, copy=False)
-    _store(out, work)
+    store(out, work)
 
 
 @register_kernel("rms_norm")
 def _rms_norm(outs, ins, attrs):
     out = outs[0]
     x = ins[0]
-    ct = _ct(out.dtype)
+    ct = compute_dtype(out.dtype)
     k = attrs["ndim"]
     if x.size == 0:
         return
@@ -596,14 +583,14 @@ def _rms_norm(outs, ins, attrs):
     y = xf * (1 / np.sqrt(ms + ct.type(attrs["eps"])))
     if len(ins) > 1:
         y *= ins[1].astype(ct, copy=False)
-    _store(out, y)
+    store(out, y)
 
 
 @register_kernel("group_norm")
 def _group_norm(outs, ins, attrs):
     out = outs[0]
     x = ins[0]
-    ct = _ct(out.dtype)
+    ct = compute_dtype(out.dtype)
     if x.size == 0:
         return
     n, c = x.shape[:2]
@@ -619,7 +606,7 @@ def _group_norm(outs, ins, attrs):
     y *= scale[:, :, None]
     if attrs["has_bias"]:
         y += rest.pop(0).astype(ct, copy=False)[:, None]
-    _store(out, work)
+    store(out, work)
 
 
 # --- dropout, embedding, one_hot ----------------------------------------------------------
@@ -633,11 +620,11 @@ def _dropout(outs, ins, attrs):
     rng = attrs["generator"].numpy()
     keep = rng.random(mask.shape) >= p
     mask[...] = keep
-    ct = _ct(out.dtype)
+    ct = compute_dtype(out.dtype)
     scale = ct.type(0 if p >= 1 else 1 / (1 - p))
     work = _work(out, ct)
     np.multiply(x, keep * scale, out=work, casting="unsafe")
-    _store(out, work)
+    store(out, work)
 
 
 @register_kernel("embedding")
@@ -656,7 +643,7 @@ def _embedding_renorm(outs, ins, attrs):
     if idx.min() < 0 or idx.max() >= weight.shape[0]:
         raise IndexError("index out of range in self")
     rows = np.unique(idx)
-    ct = _ct(weight.dtype)
+    ct = compute_dtype(weight.dtype)
     sel = weight[rows].astype(ct)
     norms = np.linalg.norm(sel, ord=attrs["norm_type"], axis=1)
     max_norm = attrs["max_norm"]
@@ -742,12 +729,12 @@ def _interpolate(outs, ins, attrs):
         res = x
         for i, (s, o, sc) in enumerate(zip(spatial, o_size, scales, strict=True)):
             res = np.take(res, _nearest_index(s, o, sc, mode == "nearest-exact"), axis=2 + i)
-        _store(out, res)
+        store(out, res)
         return
-    ct = _ct(out.dtype)
+    ct = compute_dtype(out.dtype)
     cubic = mode == "bicubic"
     mats = [_linear_matrix(s, o, sc, attrs["align_corners"], cubic, ct) for s, o, sc in zip(spatial, o_size, scales, strict=True)]
-    _store(out, _along_axes(x.astype(ct, copy=False), mats))
+    store(out, _along_axes(x.astype(ct, copy=False), mats))
 
 
 # --- attention ----------------------------------------------------------------------------
@@ -761,7 +748,7 @@ def _sdpa(outs, ins, attrs):
     if ins[1].shape[-2] == 0:  # no keys: every row attends to nothing and gives zeros
         out[...] = 0
         return
-    ct = _ct(out.dtype)
+    ct = compute_dtype(out.dtype)
     q, k, v = (a.astype(ct, copy=False) for a in ins[:3])
     rep = attrs["gqa_repeat"]
     if rep != 1:
@@ -789,4 +776,4 @@ def _sdpa(outs, ins, attrs):
     if p > 0:
         keep = attrs["generator"].numpy().random(e.shape) >= p
         e *= keep * ct.type(0 if p >= 1 else 1 / (1 - p))
-    _store(out, np.matmul(e, v))
+    store(out, np.matmul(e, v))

@@ -15,21 +15,9 @@ import numpy as np
 
 from ..._core import dtype as _dt
 from ...dispatch.opexpr import register_kernel
+from .common import F32, HALF, compute_dtype, store
 
-_F32 = np.dtype(np.float32)
-_HALF = (np.dtype(np.float16), _dt.bfloat16.numpy_dtype)
 _BF16 = _dt.bfloat16.numpy_dtype
-
-
-def acc_dtype(dtype: np.dtype) -> np.dtype:
-    """The dtype a result of ``dtype`` accumulates in: float32 for the half types."""
-    return _F32 if dtype in _HALF else dtype
-
-
-def store(out: np.ndarray, value) -> None:
-    """Write a computed result into the kernel's output (casting, as PyTorch's out=)."""
-    if value is not out:
-        np.copyto(out, value, casting="unsafe")
 
 
 def as_compute(x: np.ndarray, acc: np.dtype) -> np.ndarray:
@@ -46,7 +34,7 @@ def _size(shape: tuple, dims: tuple) -> int:
 def _accumulating(fn):
     def kernel(outs, ins, attrs):
         out = outs[0]
-        acc = acc_dtype(out.dtype)
+        acc = compute_dtype(out.dtype)
         x = as_compute(ins[0], acc)
         if out.dtype == acc:
             fn(x, axis=attrs["dims"], dtype=acc, keepdims=attrs["keepdim"], out=out)
@@ -64,7 +52,7 @@ register_kernel("prod")(_accumulating(np.prod))
 def mean(outs, ins, attrs):
     out = outs[0]
     dims = attrs["dims"]
-    acc = acc_dtype(out.dtype)
+    acc = compute_dtype(out.dtype)
     x = as_compute(ins[0], acc)
     target = out if out.dtype == acc else np.empty(out.shape, acc)
     np.sum(x, axis=dims, dtype=acc, keepdims=attrs["keepdim"], out=target)
@@ -142,7 +130,7 @@ def _logical(fn):
     def kernel(outs, ins, attrs):
         out, x = outs[0], ins[0]
         if x.dtype == _BF16:
-            x = x.astype(_F32)
+            x = x.astype(F32)
         if out.dtype == np.bool_:
             fn(x, axis=attrs["dims"], keepdims=attrs["keepdim"], out=out)
         else:
@@ -159,7 +147,7 @@ register_kernel("any")(_logical(np.any))
 def count_nonzero(outs, ins, attrs):
     x = ins[0]
     if x.dtype == _BF16:
-        x = x.astype(_F32)
+        x = x.astype(F32)
     store(outs[0], np.count_nonzero(x, axis=attrs["dims"]))
 
 
@@ -167,8 +155,8 @@ def _moment(is_std: bool):
     def kernel(outs, ins, attrs):
         out, x = outs[0], ins[0]
         dims = attrs["dims"]
-        if x.dtype in _HALF:
-            x = x.astype(_F32)
+        if x.dtype in HALF:
+            x = x.astype(F32)
         n = _size(x.shape, dims)
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             d = np.asarray(x - np.sum(x, axis=dims, keepdims=True) / n)
@@ -194,7 +182,7 @@ register_kernel("std")(_moment(True))
 def logsumexp(outs, ins, attrs):
     out = outs[0]
     dims, keep = attrs["dims"], attrs["keepdim"]
-    acc = acc_dtype(out.dtype)
+    acc = compute_dtype(out.dtype)
     x = ins[0]
     if x.dtype != acc:
         x = x.astype(acc)
@@ -215,7 +203,7 @@ def _scan(fn):
         out, x = outs[0], ins[0]
         if x.ndim == 0:
             x, out = x.reshape(1), out.reshape(1)
-        acc = acc_dtype(out.dtype)
+        acc = compute_dtype(out.dtype)
         x = as_compute(x, acc)
         if out.dtype == acc:
             fn(x, axis=attrs["dim"], dtype=acc, out=out)
