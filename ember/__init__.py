@@ -12,17 +12,6 @@ True
 
 from . import memory
 from ._core.allocator import empty_cache, memory_stats, reset_peak_memory_stats
-from ._core.creation import (
-    empty,
-    empty_like,
-    empty_strided,
-    full,
-    full_like,
-    ones,
-    ones_like,
-    zeros,
-    zeros_like,
-)
 from ._core.device import Device, device
 from ._core.dtype import (
     DType,
@@ -108,10 +97,7 @@ __all__ = [
     "device",
     "double",
     "dtype",
-    "empty",
     "empty_cache",
-    "empty_like",
-    "empty_strided",
     "finfo",
     "float",
     "float16",
@@ -119,8 +105,6 @@ __all__ = [
     "float64",
     "from_numpy",
     "frombuffer",
-    "full",
-    "full_like",
     "get_default_dtype",
     "get_printoptions",
     "half",
@@ -135,8 +119,6 @@ __all__ = [
     "long",
     "memory",
     "memory_stats",
-    "ones",
-    "ones_like",
     "printoptions",
     "promote_types",
     "reset_peak_memory_stats",
@@ -150,8 +132,6 @@ __all__ = [
     "uint16",
     "uint32",
     "uint64",
-    "zeros",
-    "zeros_like",
 ]
 __all__ += ["Generator", "array_api", "default_generator", "explain", "initial_seed", "linalg", "manual_seed", "ops", "seed", "trace", "vm"]
 

@@ -30,7 +30,6 @@ import types
 from typing import NamedTuple
 
 from ._core import dtype as _dt
-from ._core.creation import empty as _empty
 from ._core.device import device as _device
 from ._core.dtype import bool_ as bool  # noqa: A004 - the standard's name for the dtype
 from ._core.dtype import (
@@ -174,7 +173,7 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
 
 def empty(shape, *, dtype=None, device=None):
     """An uninitialized array of the given shape."""
-    return _empty(shape, dtype=dtype, device=device)
+    return _F["empty"](shape, dtype=dtype, device=device)
 
 
 def empty_like(x, /, *, dtype=None, device=None):
@@ -479,7 +478,7 @@ def _unique(x):
     keep = _F["logical_not"](nans)
     values, inv_kept, counts = _F["unique"](flat[keep], True, True, True)
     n_nan = int(_F["sum"](nans).item())
-    inverse = _empty(flat.shape, dtype=int64, device=x.device)
+    inverse = _F["empty"](flat.shape, dtype=int64, device=x.device)
     inverse[keep] = inv_kept
     inverse[nans] = _F["arange"](values.shape[0], values.shape[0] + n_nan, dtype=int64, device=x.device)
     values = _F["cat"]([values, flat[nans]], 0)
