@@ -588,7 +588,7 @@ _where_op = OpExpr("where", ("condition", "input", "other"), ("out",))
 
 @_where_op.shape_rule
 def _infer_where(attrs, c, a, b):
-    if c._dtype is not _dt.bool_:
+    if c._dtype is not _dt.bool_ and c._dtype is not _dt.uint8:  # uint8 masks: PyTorch's legacy, still accepted
         raise RuntimeError(f"where(): expected condition to be a boolean tensor, but got a tensor with dtype {c._dtype}")
     dtype = _dt.promote_types(a._dtype, b._dtype)
     return ((broadcast_all(c._shape, a._shape, b._shape), dtype),)

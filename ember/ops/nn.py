@@ -187,6 +187,8 @@ def nll_loss(input, target, weight, size_average, ignore_index, reduce, reductio
 
 def _pointwise_infer(attrs, x, target, *weight):
     dtype = _dt.promote_types(x._dtype, target._dtype)
+    if dtype.is_complex:  # only l1_loss gets here: |input - target| is real
+        dtype = dtype.to_real()
     shape = broadcast_pair(x._shape, target._shape)
     if attrs["reduction"] == "none":
         return ((shape, dtype),)
@@ -198,7 +200,7 @@ _POINTWISE = {name: _loss_op(name, _pointwise_infer) for name in ("mse_loss", "l
 
 def _pointwise_loss(name, input, target, reduction, weight, weight_mean="weight_sum", **extra):
     dtype = _dt.promote_types(input._dtype, target._dtype)
-    if not dtype.is_floating_point:
+    if not dtype.is_floating_point and not (dtype.is_complex and name == "l1_loss"):
         if name != "l1_loss" or not _is_int(dtype) or weight is not None:
             raise _not_implemented(name, dtype)
         if input._dtype is _dt.bool_ or target._dtype is _dt.bool_:

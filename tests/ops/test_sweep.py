@@ -48,6 +48,9 @@ except ImportError:  # pragma: no cover - torch is optional
 
 FLOATS = ("float32", "float64")
 INTS = ("int32", "int64")
+# drawn less often: the narrow and unusual dtypes (bfloat16 has no NumPy -> torch route)
+OTHERS = ("bool", "uint8", "int8", "float16", "complex64")
+TOLERANCE = {"float16": (1e-2, 1e-2), "complex64": (1e-5, 1e-5)}
 
 
 def _torch_fn(entry):
@@ -65,6 +68,12 @@ PRECONDITIONS = {
     "searchsorted": "sorted_sequence must be sorted (the result is unspecified otherwise)",
     "bucketize": "boundaries must be sorted",
     "repeat_interleave": "repeats must be non-negative counts (torch skips the check for some empty inputs)",
+}
+
+
+# Deliberate differences from torch, by (op, dtype), each with the reason.
+DIVERGENCES = {
+    ("pow", "complex64"): "torch gives nan+nanj for 0j ** 0j; ember gives 1, as NumPy and Python do",
 }
 
 
@@ -100,23 +109,33 @@ def _arrays(draw, count, dtype):
         if i and s and draw(st.booleans()):
             s = tuple(1 if draw(st.booleans()) else d for d in s)[draw(st.integers(0, len(s))) :]
         n = math.prod(s)
-        if dtype in FLOATS:
-            values = draw(st.lists(st.floats(-3, 3, width=32), min_size=n, max_size=n))
+        kind = np.dtype(dtype).kind
+        if kind in "fc":
+            floats = st.floats(-3, 3, width=16 if dtype == "float16" else 32, allow_subnormal=False)
+            values = draw(st.lists(floats, min_size=n, max_size=n))
+            if kind == "c":
+                values = [v + 1j * w for v, w in zip(values, draw(st.lists(floats, min_size=n, max_size=n)), strict=True)]
+        elif kind == "b":
+            values = draw(st.lists(st.booleans(), min_size=n, max_size=n))
         else:
-            values = draw(st.lists(st.integers(-5, 5), min_size=n, max_size=n))
+            low = 0 if kind == "u" else -5
+            values = draw(st.lists(st.integers(low, 5), min_size=n, max_size=n))
         arrays.append(np.array(values, dtype=dtype).reshape(s))
     return arrays
 
 
 @pytest.mark.skipif(torch is None, reason="torch is not installed")
 @pytest.mark.parametrize("entry", SWEEP, ids=lambda e: e.name)
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=max(25, settings().max_examples // 3), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_op_matches_torch(entry, data):
     sig = entry.signatures[0]
     required = [p for p in sig.params if not p.has_default]
     n_tensors = sum(p.type.base == "Tensor" for p in required)
-    dtype = data.draw(st.sampled_from(FLOATS + INTS if entry.differentiable is False else FLOATS + INTS[:1]), label="dtype")
+    main = FLOATS + INTS if entry.differentiable is False else FLOATS + INTS[:1]
+    dtype = data.draw(st.sampled_from(main) | st.sampled_from(OTHERS), label="dtype")
+    if (entry.name, dtype) in DIVERGENCES:
+        return
     arrays = _arrays(data.draw, n_tensors, dtype)
     transpose = data.draw(st.booleans(), label="non-contiguous")
     args_e, args_t = [], []
@@ -141,15 +160,22 @@ def test_op_matches_torch(entry, data):
     except Exception:
         return  # torch refuses these inputs; the family tests check ember's errors
     namespace = functional.NAMESPACES[entry.namespace] if entry.namespace else functional.FUNCTIONS
-    result = namespace[entry.short_name](*args_e)
-    _compare(entry.name, result, expected)
+    try:
+        result = namespace[entry.short_name](*args_e)
+    except (RuntimeError, NotImplementedError) as exc:
+        # torch checks dtypes only when there is work to do; ember always does
+        if any(a.size == 0 for a in arrays) and "not implemented for" in str(exc):
+            return
+        raise
+    # float32 decompositions of ill-conditioned draws differ by their condition number's worth
+    _compare(entry.name, result, expected, loose=entry.namespace == "linalg")
 
 
-def _compare(name, result, expected):
+def _compare(name, result, expected, loose=False):
     if isinstance(expected, (tuple, list)):
         assert len(result) == len(expected), name
         for r, e in zip(result, expected, strict=True):
-            _compare(name, r, e)
+            _compare(name, r, e, loose)
         return
     if not isinstance(expected, torch.Tensor):
         assert result == expected or (isinstance(expected, float) and math.isnan(expected) and math.isnan(result)), name
@@ -158,8 +184,9 @@ def _compare(name, result, expected):
     assert result.shape == tuple(expected.shape), f"{name}: shape {result.shape} vs torch {tuple(expected.shape)}"
     assert result.dtype.name == str(expected.dtype).removeprefix("torch."), f"{name}: dtype {result.dtype} vs torch {expected.dtype}"
     got = result.numpy()
-    want = expected.numpy()
+    want = expected.resolve_conj().numpy()
     if got.dtype.kind in "fc":
-        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, equal_nan=True, err_msg=name)
+        rtol, atol = TOLERANCE.get(got.dtype.name, (1e-3, 1e-4) if loose else (1e-5, 1e-6))
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True, err_msg=name)
     else:
         np.testing.assert_array_equal(got, want, err_msg=name)

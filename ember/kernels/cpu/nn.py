@@ -160,7 +160,8 @@ def _pointwise_loss(name: str, fn):
     def kernel(outs, ins, attrs):
         out = outs[0]
         # integers (l1_loss): the difference wraps in the promoted dtype, as PyTorch's, before an int64 sum
-        ct = compute_dtype(out.dtype) if out.dtype.kind == "f" else np.result_type(ins[0].dtype, ins[1].dtype)
+        promoted = np.result_type(ins[0].dtype, ins[1].dtype)
+        ct = compute_dtype(out.dtype) if out.dtype.kind == "f" and promoted.kind != "c" else promoted
         a, b = ins[0].astype(ct, copy=False), ins[1].astype(ct, copy=False)
         with np.errstate(invalid="ignore", over="ignore"):
             loss = fn(a - b, attrs)
