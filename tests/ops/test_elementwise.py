@@ -882,3 +882,14 @@ def test_error_messages():
         i + ember.ones(2, dtype=ember.uint64)
     with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
         f + ember.ones(2, device="meta")
+
+
+
+def test_ieee_special_results_are_silent_like_pytorch():
+    import subprocess
+    import sys
+
+    code = "import ember; x = ember.tensor([float('inf'), 0.0]); print((x * 0).tolist(), ember.log(x).tolist(), (x / 0).tolist())"
+    run = subprocess.run([sys.executable, "-W", "error", "-c", code], capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "[nan, 0.0] [inf, -inf] [inf, nan]"
