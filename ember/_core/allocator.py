@@ -92,6 +92,33 @@ class DataPtr:
         return f"DataPtr(address=0x{self.address:x}, nbytes={self.nbytes}, context={type(self.context).__name__})"
 
 
+    def escape(self) -> None:
+        """A view of this memory is leaving ember (``Tensor.numpy()``, pickling): nothing to do
+        here, since every block's release already waits for its last view."""
+
+
+class _ArrayBlock(DataPtr):
+    """A small kernel output from ``CPUAllocator.allocate_array``: a typed NumPy array, whose
+    memory NumPy frees. Its accounting follows this object, which every ember holder of the
+    memory keeps alive (the storage, each tensor's cached view), and costs no weak reference.
+    When a view escapes to the user, a weak reference on the array takes over the accounting,
+    as for every other block, so the bytes count until that view is gone too."""
+
+    __slots__ = ("_escaped", "_nbytes", "_stats")
+
+    def escape(self) -> None:
+        if not self._escaped:
+            self._escaped = True
+            ref = _weakref(self.context, _released_small)
+            _LIVE[id(ref)] = (ref, self._stats, self._nbytes)
+
+    def __del__(self) -> None:
+        if not self._escaped:
+            stats = self._stats
+            stats.allocated -= self._nbytes
+            stats.num_frees += 1
+
+
 EMPTY_DATAPTR = DataPtr(0, _EMPTY_BUFFER, None, None)
 
 
@@ -253,17 +280,18 @@ class CPUAllocator(Allocator):
         # Small outputs come straight from NumPy, typed: computing a 64-byte aligned address
         # costs more than an op on a few hundred elements, and buys no speed at that size.
         array = np.empty(shape, np_dtype)
-        ref = _weakref(array, _released_small)  # _track and on_alloc, inlined: every op's output comes here
-        stats = self._stats
-        _LIVE[id(ref)] = (ref, stats, nbytes)
+        stats = self._stats  # on_alloc, inlined: every op's output comes here
         stats.allocated += nbytes
         stats.num_allocs += 1
         if stats.allocated > stats.peak:
             stats.peak = stats.allocated
-        data = _new_dataptr(DataPtr)
+        data = _new_dataptr(_ArrayBlock)
         data._address = data._buffer = None
         data.context = array
         data.allocator = self
+        data._stats = stats
+        data._nbytes = nbytes
+        data._escaped = False
         return data, array
 
     def free(self, block: object, nbytes: int) -> None:

@@ -251,6 +251,7 @@ class Storage:
         if self._holds_objects:
             return (_rebuild_object_storage, (self._buffer().tolist(),))
         buffer = self._buffer()
+        self._data.escape()  # an out-of-band PickleBuffer may outlive this storage
         if protocol >= 5:
             return (_rebuild_storage, (pickle.PickleBuffer(buffer),))
         return (_rebuild_storage, (buffer.tobytes(),))

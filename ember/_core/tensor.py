@@ -261,7 +261,9 @@ class Tensor:
                 f"can't convert {self._storage._device.type} device type tensor to numpy: "
                 f"{'meta tensors hold shape and dtype only, no data' if self.is_meta else 'use Tensor.cpu() to copy the tensor to host memory first'}"
             )
-        return self._host_array().view()  # a fresh view: users may reshape it in place
+        array = self._host_array().view()  # a fresh view: users may reshape it in place
+        self._storage._data.escape()  # the memory now has a holder outside ember
+        return array
 
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
         array = self.numpy()

@@ -140,3 +140,25 @@ def test_meta_never_allocates():
     t = ember.empty(1 << 40, device="meta")  # a terabyte of nothing
     assert t.shape == (1 << 40,) and t.device == ember.device("meta")
     assert stats()["num_allocs"] == before
+
+
+def test_kernel_outputs_are_counted_until_their_last_holder_dies():
+    gc.collect()
+    base = stats()
+    x = ember.ones(10)  # a kernel output (the fill kernel), 40 bytes
+    y = x + 1
+    assert stats()["allocated_bytes.current"] - base["allocated_bytes.current"] == 80
+    v = y[2:]  # an ember view keeps the block counted
+    del y
+    gc.collect()
+    assert stats()["allocated_bytes.current"] - base["allocated_bytes.current"] == 80
+    escaped = v.numpy()  # a NumPy view escapes: the block stays counted while it lives
+    del v
+    gc.collect()
+    assert stats()["allocated_bytes.current"] - base["allocated_bytes.current"] == 80
+    assert escaped.tolist() == [2.0] * 8
+    del escaped, x
+    gc.collect()
+    after = stats()
+    assert after["allocated_bytes.current"] == base["allocated_bytes.current"]
+    assert after["num_frees"] - base["num_frees"] == 2
