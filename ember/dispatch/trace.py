@@ -106,9 +106,12 @@ class _Recorder:
     def __init__(self, result: Trace) -> None:
         from ..ops.codegen import FILENAME
         from ..ops.functor import FUNCTORS
+        from ..ops.schema import load_schema
 
         self.result = result
         self.functional_file = FILENAME
+        # generated functions are named linalg_inv, Tensor_to: show the schema's linalg.inv, Tensor.to
+        self.public_names = {e.python_name: e.name for e in load_schema()}
         self.functors = {}
         for name, fn in FUNCTORS.items():
             code = getattr(fn, "__code__", None) or getattr(getattr(fn, "__call__", None), "__code__", None)  # noqa: B004
@@ -175,7 +178,8 @@ class _Recorder:
     def _enter(self, kind: str, frame, journey: Journey) -> None:
         f_locals = frame.f_locals
         if kind == "functional" and not journey.function:
-            journey.function = frame.f_code.co_name
+            name = frame.f_code.co_name
+            journey.function = self.public_names.get(name, name)
         elif kind == "functor" and not journey.functor:
             journey.functor = self.functors[frame.f_code]
         elif kind == "interpreter":
