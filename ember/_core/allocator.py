@@ -47,8 +47,9 @@ ALIGNMENT = 64
 # From this size on, blocks come from their own anonymous mapping advised for transparent
 # huge pages: a fresh 64 MiB block is then ~4x faster to first touch than with 4 KiB pages.
 HUGE_PAGE_THRESHOLD = 4 << 20
-# Kernel outputs below this size skip the alignment work (see CPUAllocator.allocate_array).
-SMALL_BLOCK = 64 << 10
+# Kernel outputs below this size are plain NumPy arrays (see CPUAllocator.allocate_array): malloc
+# reuses freed blocks of this size without new page faults, where a fresh mapping faults on every op.
+SMALL_BLOCK = 32 << 20
 
 _U8 = np.dtype(np.uint8)
 _EMPTY_BUFFER = np.empty(0, _U8)  # shared by every zero-byte storage: nothing to write
@@ -277,8 +278,9 @@ class CPUAllocator(Allocator):
     def allocate_array(self, nbytes: int, shape: tuple, np_dtype: np.dtype) -> tuple[DataPtr, np.ndarray]:
         if not 0 < nbytes < SMALL_BLOCK:
             return super().allocate_array(nbytes, shape, np_dtype)
-        # Small outputs come straight from NumPy, typed: computing a 64-byte aligned address
-        # costs more than an op on a few hundred elements, and buys no speed at that size.
+        # Outputs below 32 MiB come straight from NumPy, typed: computing a 64-byte aligned
+        # address costs more than an op on a few hundred elements, and malloc hands a freed
+        # block of the same size back already touched (a fresh mapping faults on every call).
         array = np.empty(shape, np_dtype)
         stats = self._stats  # on_alloc, inlined: every op's output comes here
         stats.allocated += nbytes
