@@ -59,6 +59,9 @@ from . import ops  # isort: skip - builds the functional API and binds Tensor me
 from . import linalg  # isort: skip
 from . import array_api  # isort: skip - the array API standard's namespace over the same ops
 from .dispatch import explain, trace, vm  # isort: skip
+from . import autograd  # isort: skip - installs the autograd interpreter around the eager one
+from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # isort: skip
+from . import nn, optim, utils  # isort: skip
 from ._core.generator import Generator, default_generator, initial_seed, manual_seed, seed  # isort: skip
 
 dtype = DType
@@ -133,7 +136,7 @@ __all__ = [
     "uint32",
     "uint64",
 ]
-__all__ += ["Generator", "array_api", "default_generator", "explain", "initial_seed", "linalg", "manual_seed", "ops", "seed", "trace", "vm"]
+__all__ += ["Generator", "array_api", "autograd", "enable_grad", "inference_mode", "is_grad_enabled", "nn", "no_grad", "optim", "set_grad_enabled", "utils", "default_generator", "explain", "initial_seed", "linalg", "manual_seed", "ops", "seed", "trace", "vm"]
 
 # Every public op of the schema: ember.relu, ember.add, ... The schema is the list; the
 # generated functions are bound here by name rather than copied into a hand-kept import.

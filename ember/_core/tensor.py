@@ -149,6 +149,11 @@ class Tensor:
     def requires_grad(self, flag: bool) -> None:
         if flag and not (self._dtype.is_floating_point or self._dtype.is_complex):
             raise RuntimeError(f"only Tensors of floating point and complex dtype can require gradients, got {self._dtype}")
+        if self.grad_fn is not None and not flag:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a computed variable "
+                "in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
+            )
         self._requires_grad = bool(flag)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:

@@ -8,8 +8,8 @@ only. Outside any scope, ops run on the eager-local interpreter: the seed's
 allocates outputs from the device's allocator and hands the kernel to the device's stream.
 
 >>> from ember.dispatch import current_interpreter
->>> current_interpreter().name
-'eager-local'
+>>> current_interpreter().name, current_interpreter().inner.name  # autograd wraps eager
+('autograd', 'eager-local')
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from .._core.tensor import Tensor
 from . import vm
 from .opexpr import OpExpr
 
-__all__ = ["EagerLocalInterpreter", "Interpreter", "current_interpreter", "dispatch", "interpreter_scope"]
+__all__ = ["EagerLocalInterpreter", "Interpreter", "current_interpreter", "dispatch", "interpreter_scope", "set_default_interpreter"]
 
 NO_ATTRS: dict = {}
 
@@ -244,6 +244,8 @@ def _bump_versions(outputs: tuple | None) -> None:
     if outputs is not None:
         for out in outputs:
             out._storage._version += 1
+            for hook in INPLACE_WRITE_HOOKS:
+                hook(out._storage)
 
 
 # ---------------------------------------------------------------------------------------
@@ -255,12 +257,29 @@ EAGER = EagerLocalInterpreter()
 _dt.DEFAULT_DTYPE_LISTENERS.append(EAGER._cache.clear)
 
 
+_DEFAULT: list[Interpreter] = [EAGER]  # what a thread dispatches to outside any scope
+
+
 class _Mode(threading.local):
     def __init__(self) -> None:
-        self.interpreter: Interpreter = EAGER
+        self.interpreter: Interpreter = _DEFAULT[0]
 
 
 _mode = _Mode()
+
+
+def set_default_interpreter(interpreter: Interpreter) -> Interpreter:
+    """Make ``interpreter`` what every thread dispatches to outside a scope (the autograd
+    wrapper around the eager interpreter installs itself so); returns the previous default."""
+    previous = _DEFAULT[0]
+    _DEFAULT[0] = interpreter
+    if _mode.interpreter is previous:
+        _mode.interpreter = interpreter
+    return previous
+
+
+# Called with each storage an in-place op or out= writes (autograd notes where it happened).
+INPLACE_WRITE_HOOKS: list = []
 
 
 def current_interpreter() -> Interpreter:

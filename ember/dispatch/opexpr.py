@@ -28,7 +28,7 @@ __all__ = ["OP_REGISTRY", "OpExpr", "get_op", "register_kernel"]
 class OpExpr:
     """A primitive op: type name, input/output names, and its registered rules."""
 
-    __slots__ = ("attr_key", "derivative", "infer", "inputs", "kernels", "name", "outputs", "strided", "view")
+    __slots__ = ("attr_key", "derivative", "differentiable", "infer", "inputs", "kernels", "name", "outputs", "strided", "view")
 
     def __init__(self, name: str, inputs: tuple[str, ...], outputs: tuple[str, ...] = ("out",), *, strided: bool = True) -> None:
         if name in OP_REGISTRY:
@@ -45,12 +45,28 @@ class OpExpr:
         self.view: Callable | None = None
         self.kernels: dict[str, Callable] = {}
         self.derivative: Callable | None = None
+        self.differentiable = True  # the schema says otherwise for comparisons, argmax, indices...
         OP_REGISTRY[name] = self
 
     def shape_rule(self, fn: Callable) -> Callable:
         """Decorator: register the inference rule."""
         self.infer = fn
         return fn
+
+    def grad_rule(self, saves: str = "inputs") -> Callable:
+        """Decorator: register the derivative ``fn(ctx, *grad_outputs) -> grad per input``.
+
+        ``saves`` says what the backward node keeps: "inputs", "outputs", "both" or "none";
+        ``ctx.inputs`` / ``ctx.outputs`` give them back (version-checked), ``ctx.attrs`` the
+        attributes. Written with ember's ops, so it is itself differentiable.
+        """
+
+        def register(fn: Callable) -> Callable:
+            fn.saves = saves
+            self.derivative = fn
+            return fn
+
+        return register
 
     def view_rule(self, fn: Callable) -> Callable:
         """Decorator: register a view op's metadata-only implementation."""

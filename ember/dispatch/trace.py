@@ -13,7 +13,7 @@ overhead, so read them relative to each other.
 >>> with ember.trace() as t:
 ...     y = ember.relu(x)
 >>> [(j.function, j.functor, j.interpreter, j.op, j.kernel) for j in t.journeys]
-[('relu', 'ReluInplace', 'eager-local', 'relu', 'relu[cpu]')]
+[('relu', 'ReluInplace', 'autograd > eager-local', 'relu', 'relu[cpu]')]
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ class Journey:
     stream: str = ""
     times: dict = field(default_factory=dict)  # hop -> us
     dispatches: int = 0
+    outer: object = None  # the first interpreter: dispatches count its calls
 
     def describe(self) -> str:
         """The journey as the seed's diagram: one layer per line, indented as it nests."""
@@ -82,13 +83,13 @@ class Trace:
         self.journeys: list[Journey] = []
 
     def table(self) -> str:
-        head = f"{'#':>3}  {'function':<14}{'functor':<16}{'interpreter':<13}{'op':<14}{'outputs':<26}{'alloc':>9}  {'kernel':<18}{'total us':>9}{'kernel us':>10}"
+        head = f"{'#':>3}  {'function':<14}{'functor':<16}{'interpreter':<24}{'op':<14}{'outputs':<26}{'alloc':>9}  {'kernel':<18}{'total us':>9}{'kernel us':>10}"
         lines = [head, "-" * len(head)]
         for i, j in enumerate(self.journeys):
             alloc = sum(n for n, _ in j.allocations)
             total = j.times.get("functional", j.times.get("interpreter", 0.0))
             lines.append(
-                f"{i:>3}  {j.function:<14}{j.functor:<16}{j.interpreter:<13}{j.op:<14}{_metas(j.outputs)[:25]:<26}"
+                f"{i:>3}  {j.function:<14}{j.functor:<16}{j.interpreter:<24}{j.op:<14}{_metas(j.outputs)[:25]:<26}"
                 f"{alloc:>8}B  {j.kernel:<18}{total:>9.1f}{j.times.get('kernel', 0.0):>10.1f}"
             )
         return "\n".join(lines)
@@ -183,12 +184,17 @@ class _Recorder:
         elif kind == "functor" and not journey.functor:
             journey.functor = self.functors[frame.f_code]
         elif kind == "interpreter":
-            journey.dispatches += 1
+            interpreter = f_locals["self"]
             if not journey.interpreter:
-                journey.interpreter = f_locals["self"].name
+                journey.interpreter = interpreter.name
+                journey.outer = interpreter
                 op = f_locals.get("op")
                 journey.op = getattr(op, "name", "")
                 journey.inputs = [(t._shape, t._dtype) for t in f_locals.get("inputs", ()) if hasattr(t, "_shape")]
+            elif journey.interpreter.count(" > ") + 1 < _depth(journey.outer) and interpreter is not journey.outer:
+                journey.interpreter += f" > {interpreter.name}"  # a wrapper and what it wraps: autograd > eager-local
+            if interpreter is journey.outer:
+                journey.dispatches += 1
         elif kind == "allocate":
             journey.allocations.append((f_locals.get("nbytes"), type(f_locals["self"]).__name__))
         elif kind == "launch" and not journey.stream:
@@ -196,6 +202,15 @@ class _Recorder:
         elif kind == "kernel" and not journey.kernel:
             code = frame.f_code
             journey.kernel = self.kernels.get(code) or f"{self.views[code]} (view: metadata only)"
+
+
+def _depth(interpreter) -> int:
+    """How many interpreters a wrapper chain has (autograd > eager-local: 2)."""
+    depth = 1
+    while getattr(interpreter, "inner", None) is not None:
+        interpreter = interpreter.inner
+        depth += 1
+    return depth
 
 
 def _subclasses(cls: type) -> list[type]:

@@ -14,4 +14,21 @@ from . import functional  # isort: skip - built last, from everything registered
 for _name, _attr in functional.METHODS.items():
     setattr(_Tensor, _name, _attr)
 
+
+def _mark_differentiability() -> None:
+    """A primitive is differentiable when any schema entry dispatching it is (the schema says)."""
+    from ..dispatch.opexpr import OP_REGISTRY
+    from .schema import load_schema
+
+    differentiable: dict[str, bool] = {}
+    for entry in load_schema():
+        for name in entry.primitives:
+            differentiable[name] = differentiable.get(name, False) or entry.differentiable
+    for name, flag in differentiable.items():
+        if name in OP_REGISTRY:  # a family may also declare a primitive non-differentiable itself
+            OP_REGISTRY[name].differentiable = flag and OP_REGISTRY[name].differentiable
+
+
+_mark_differentiability()
+
 __all__ = ["conversion", "creation", "elementwise", "functional", "indexing", "linalg", "nn", "random", "reduction", "shape"]

@@ -54,3 +54,14 @@ def check_dtype(op: str, arg: str, dtype: _dt.DType, allowed: str) -> None:
     """Refuse a dtype outside ``allowed`` (an array-API kind such as 'numeric' or 'real floating')."""
     if not _dt.isdtype(dtype, allowed):
         raise TypeError(f"{op}(): argument '{arg}' must have a {allowed} dtype, got {dtype}")
+
+
+def sum_to(grad, shape: tuple):
+    """``grad`` summed down to ``shape`` (undoing broadcasting), written with ember ops so a
+    derivative that uses it is itself differentiable."""
+    if grad._shape == tuple(shape):
+        return grad
+    lead = grad.ndim - len(shape)
+    dims = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and grad._shape[lead + i] != 1)
+    out = grad.sum(dim=dims, keepdim=True) if dims else grad
+    return out.reshape(shape) if out._shape != tuple(shape) else out

@@ -506,3 +506,14 @@ def asarray(obj, dtype=None, device=None, copy=None, requires_grad=False):
         out = as_tensor(obj, dtype=dtype, device=device)
     return check_requires_grad(out, requires_grad)
 
+
+
+# --- derivatives -----------------------------------------------------------------------------
+# ``fill`` has no tensor inputs, so nothing flows back through it; the rule exists so the op is
+# complete. (An in-place ``fill_`` on a tensor with history is the interpreter's business: the
+# old value is overwritten, so PyTorch gives it a zero gradient.)
+
+
+@FILL.grad_rule(saves="none")
+def _fill_grad(ctx, g):
+    return ()

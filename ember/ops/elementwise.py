@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 from .._core import dtype as _dt
 from ..dispatch import NO_ATTRS, OpExpr, dispatch
-from .common import broadcast_all, broadcast_pair
+from .common import broadcast_all, broadcast_pair, sum_to
 from .functor import FUNCTORS
 
 __all__ = ["BINARY_OPS", "UNARY_OPS", "binary", "check_kinds", "to_float", "unary"]
@@ -684,3 +684,680 @@ def _equal(input, other):
 FUNCTORS["Isclose"] = _isclose
 FUNCTORS["Allclose"] = _allclose
 FUNCTORS["Equal"] = _equal
+
+
+# ---------------------------------------------------------------------------------------
+# derivatives, written with ember's ops (so they differentiate again): ctx.inputs and
+# ctx.outputs are the saved tensors, ctx.input_meta their (shape, dtype). Complex inputs follow
+# PyTorch's convention (the gradient is the conjugate Wirtinger derivative): a holomorphic
+# f gives ``g * conj(f'(z))``; ``_cj`` is the identity on real tensors.
+
+_LN2 = 0.6931471805599453
+_LN10 = 2.302585092994046
+_TWO_OVER_SQRT_PI = 1.1283791670955126
+_INV_SQRT_2 = 0.7071067811865476
+_INV_SQRT_2PI = 0.3989422804014327
+_SQRT_2_OVER_PI = 0.7978845608028654
+_GELU_C = 0.044715
+
+
+def _F():
+    from . import functional
+
+    return functional
+
+
+def _cj(t):
+    return t.conj() if t._dtype.is_complex else t
+
+
+def _cjs(v):
+    """A Python scalar's conjugate (complex weights, alphas)."""
+    return v.conjugate() if isinstance(v, complex) else v
+
+
+def _wants(ctx, i: int) -> bool:
+    """Whether input ``i`` needs a gradient (its edge leads somewhere): saves computing the rest."""
+    dtype = ctx.input_meta[i][1]
+    if not (dtype.is_floating_point or dtype.is_complex):
+        return False
+    node = getattr(ctx, "_node", None)
+    return node is None or node.next_functions[i][0] is not None
+
+
+def _reduce(g, ctx, i):
+    """``g`` back to input ``i``: summed over broadcast dims, real part for a real input, its dtype."""
+    if g is None:
+        return None
+    shape, dtype = ctx.input_meta[i]
+    g = sum_to(g, shape)
+    if g._dtype.is_complex and not dtype.is_complex:
+        g = _F().real(g)
+    if g._dtype is not dtype:
+        g = g.to(dtype)
+    return g
+
+
+def _zeros(ctx, i):
+    shape, dtype = ctx.input_meta[i]
+    if not (dtype.is_floating_point or dtype.is_complex):
+        return None
+    return _F().zeros(shape, dtype=dtype)
+
+
+def _unary(op_name: str, saves: str = "inputs"):
+    """Register ``fn(ctx, g) -> grad`` (one tensor) as the derivative of a unary primitive."""
+
+    def register(fn):
+        def derivative(ctx, g):
+            return (_reduce(fn(ctx, g), ctx, 0),)
+
+        derivative.__name__ = derivative.__qualname__ = fn.__name__
+        UNARY_OPS[op_name].grad_rule(saves=saves)(derivative)
+        return fn
+
+    return register
+
+
+def _zero_unary(ctx, g):
+    return (_zeros(ctx, 0),)
+
+
+# rounding and sign: zero almost everywhere (PyTorch returns zeros)
+for _name in ("floor", "ceil", "trunc", "round", "sign"):
+    UNARY_OPS[_name].grad_rule(saves="none")(_zero_unary)
+
+
+@UNARY_OPS["sgn"].grad_rule()
+def _sgn_grad(ctx, g):
+    (x,) = ctx.inputs
+    if not x._dtype.is_complex:
+        return (_zeros(ctx, 0),)
+    # (g - sgn(x)^2 conj(g)) / (2|x|), zero at 0
+    F = _F()
+    a = F.abs(x)
+    s = F.sgn(x)
+    out = (g - s * s * g.conj()) / (2 * a)
+    return (F.where(a == 0, 0.0, out),)
+
+
+# --- add, sub, mul, div, neg ---------------------------------------------------------------
+
+
+@_add.grad_rule(saves="none")
+def _add_grad(ctx, g):
+    return _reduce(g, ctx, 0), _reduce(g, ctx, 1)
+
+
+@_add_alpha.grad_rule(saves="none")
+def _add_alpha_grad(ctx, g):
+    return _reduce(g, ctx, 0), _reduce(g * _cjs(ctx.attrs["alpha"]), ctx, 1) if _wants(ctx, 1) else None
+
+
+@_add_scalar.grad_rule(saves="none")
+def _add_scalar_grad(ctx, g):
+    return (_reduce(g, ctx, 0),)
+
+
+@_sub.grad_rule(saves="none")
+def _sub_grad(ctx, g):
+    return _reduce(g, ctx, 0), _reduce(-g, ctx, 1) if _wants(ctx, 1) else None
+
+
+@_sub_scalar.grad_rule(saves="none")
+def _sub_scalar_grad(ctx, g):
+    return (_reduce(g, ctx, 0),)
+
+
+@BINARY_OPS["mul"][0].grad_rule()
+def _mul_grad(ctx, g):
+    a, b = ctx.inputs
+    ga = _reduce(g * _cj(b), ctx, 0) if _wants(ctx, 0) else None
+    gb = _reduce(g * _cj(a), ctx, 1) if _wants(ctx, 1) else None
+    return ga, gb
+
+
+@BINARY_OPS["mul"][1].grad_rule(saves="none")
+def _mul_scalar_grad(ctx, g):
+    return (_reduce(g * _cjs(ctx.attrs["other"]), ctx, 0),)
+
+
+@BINARY_OPS["div"][0].grad_rule()
+def _div_grad(ctx, g):
+    a, b = ctx.inputs
+    ga = _reduce(g / _cj(b), ctx, 0) if _wants(ctx, 0) else None
+    gb = _reduce(-g * _cj(a / (b * b)), ctx, 1) if _wants(ctx, 1) else None
+    return ga, gb
+
+
+@BINARY_OPS["div"][1].grad_rule(saves="none")
+def _div_scalar_grad(ctx, g):
+    return (_reduce(g / _cjs(ctx.attrs["other"]), ctx, 0),)
+
+
+def _zero_binary(ctx, g):
+    return _zeros(ctx, 0), _zeros(ctx, 1)
+
+
+def _zero_binary_scalar(ctx, g):
+    return (_zeros(ctx, 0),)
+
+
+# rounded division: zero almost everywhere
+for _name in ("div_trunc", "floor_divide"):
+    BINARY_OPS[_name][0].grad_rule(saves="none")(_zero_binary)
+    BINARY_OPS[_name][1].grad_rule(saves="none")(_zero_binary_scalar)
+
+
+@UNARY_OPS["neg"].grad_rule(saves="none")
+def _neg_grad(ctx, g):
+    return (-g,)
+
+
+# --- unary functions -----------------------------------------------------------------------
+
+
+@_unary("relu", saves="outputs")
+def _relu_grad(ctx, g):
+    (y,) = ctx.outputs
+    return g * (y > 0)
+
+
+@_unary("exp", saves="outputs")
+def _exp_grad(ctx, g):
+    (y,) = ctx.outputs
+    return g * _cj(y)
+
+
+@_unary("exp2", saves="outputs")
+def _exp2_grad(ctx, g):
+    (y,) = ctx.outputs
+    return g * _cj(y * _LN2)
+
+
+@_unary("expm1", saves="outputs")
+def _expm1_grad(ctx, g):
+    (y,) = ctx.outputs
+    return g * _cj(y + 1)
+
+
+@_unary("log")
+def _log_grad(ctx, g):
+    (x,) = ctx.inputs
+    return g / _cj(x)
+
+
+@_unary("log2")
+def _log2_grad(ctx, g):
+    (x,) = ctx.inputs
+    return g / _cj(x * _LN2)
+
+
+@_unary("log10")
+def _log10_grad(ctx, g):
+    (x,) = ctx.inputs
+    return g / _cj(x * _LN10)
+
+
+@_unary("log1p")
+def _log1p_grad(ctx, g):
+    (x,) = ctx.inputs
+    return g / _cj(x + 1)
+
+
+@_unary("sqrt", saves="outputs")
+def _sqrt_grad(ctx, g):
+    (y,) = ctx.outputs
+    return g / _cj(2 * y)
+
+
+@_unary("rsqrt", saves="outputs")
+def _rsqrt_grad(ctx, g):
+    (y,) = ctx.outputs
+    return g * _cj(-0.5 * y * y * y)
+
+
+@_unary("reciprocal", saves="outputs")
+def _reciprocal_grad(ctx, g):
+    (y,) = ctx.outputs
+    return g * _cj(-(y * y))
+
+
+@_unary("square")
+def _square_grad(ctx, g):
+    (x,) = ctx.inputs
+    return g * _cj(2 * x)
+
+
+@_unary("sin")
+def _sin_grad(ctx, g):
+    (x,) = ctx.inputs
+    return g * _cj(_F().cos(x))
+
+
+@_unary("cos")
+def _cos_grad(ctx, g):
+    (x,) = ctx.inputs
+    return -g * _cj(_F().sin(x))
+
+
+@_unary("tan", saves="outputs")
+def _tan_grad(ctx, g):
+    (y,) = ctx.outputs
+    return g * _cj(1 + y * y)
+
+
+@_unary("asin")
+def _asin_grad(ctx, g):
+    (x,) = ctx.inputs
+    return g / _cj(_F().sqrt(1 - x * x))
+
+
+@_unary("acos")
+def _acos_grad(ctx, g):
+    (x,) = ctx.inputs
+    return -g / _cj(_F().sqrt(1 - x * x))
+
+
+@_unary("atan")
+def _atan_grad(ctx, g):
+    (x,) = ctx.inputs
+    return g / _cj(1 + x * x)
+
+
+@_unary("sinh")
+def _sinh_grad(ctx, g):
+    (x,) = ctx.inputs
+    return g * _cj(_F().cosh(x))
+
+
+@_unary("cosh")
+def _cosh_grad(ctx, g):
+    (x,) = ctx.inputs
+    return g * _cj(_F().sinh(x))
+
+
+@_unary("tanh", saves="outputs")
+def _tanh_grad(ctx, g):
+    (y,) = ctx.outputs
+    return g * _cj(1 - y * y)
+
+
+@_unary("asinh")
+def _asinh_grad(ctx, g):
+    (x,) = ctx.inputs
+    return g / _cj(_F().sqrt(x * x + 1))
+
+
+@_unary("acosh")
+def _acosh_grad(ctx, g):
+    (x,) = ctx.inputs
+    F = _F()
+    return g / _cj(F.sqrt(x - 1) * F.sqrt(x + 1))  # the product, not sqrt(x^2 - 1): right branch for complex x
+
+
+@_unary("atanh")
+def _atanh_grad(ctx, g):
+    (x,) = ctx.inputs
+    return g / _cj(1 - x * x)
+
+
+@_unary("sigmoid", saves="outputs")
+def _sigmoid_grad(ctx, g):
+    (y,) = ctx.outputs
+    return g * _cj(y * (1 - y))
+
+
+@_unary("erf")
+def _erf_grad(ctx, g):
+    (x,) = ctx.inputs
+    return g * (_TWO_OVER_SQRT_PI * _F().exp(-(x * x)))
+
+
+@_unary("erfc")
+def _erfc_grad(ctx, g):
+    (x,) = ctx.inputs
+    return g * (-_TWO_OVER_SQRT_PI * _F().exp(-(x * x)))
+
+
+@_unary("frac", saves="none")
+def _frac_grad(ctx, g):
+    return g
+
+
+@_unary("abs")
+def _abs_grad(ctx, g):
+    (x,) = ctx.inputs
+    return g * _F().sgn(x)  # sgn(x) = x/|x| (0 at 0) also for complex x
+
+
+@_unary("angle")
+def _angle_grad(ctx, g):
+    (x,) = ctx.inputs
+    if not x._dtype.is_complex:
+        return _zeros(ctx, 0)
+    F = _F()
+    a2 = (x * x.conj()).real
+    return F.where(x == 0, 0.0, g * x / a2 * 1j)
+
+
+@_unary("conj_physical", saves="none")
+def _conj_physical_grad(ctx, g):
+    return _cj(g)
+
+
+@_unary("nan_to_num")
+def _nan_to_num_grad(ctx, g):
+    (x,) = ctx.inputs
+    return g * _F().isfinite(x)
+
+
+@_unary("silu")
+def _silu_grad(ctx, g):
+    (x,) = ctx.inputs
+    s = _F().sigmoid(x)
+    return g * _cj(s * (1 + x * (1 - s)))
+
+
+@_unary("gelu")
+def _gelu_grad(ctx, g):
+    (x,) = ctx.inputs
+    F = _F()
+    if ctx.attrs["approximate"] == "tanh":
+        x2 = x * x
+        t = F.tanh(_SQRT_2_OVER_PI * (x + _GELU_C * x2 * x))
+        du = _SQRT_2_OVER_PI * (1 + 3 * _GELU_C * x2)
+        return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * du)
+    cdf = 0.5 * (1 + F.erf(x * _INV_SQRT_2))
+    pdf = _INV_SQRT_2PI * F.exp(-0.5 * (x * x))
+    return g * (cdf + x * pdf)
+
+
+@_unary("softplus")
+def _softplus_grad(ctx, g):
+    (x,) = ctx.inputs
+    beta, threshold = ctx.attrs["beta"], ctx.attrs["threshold"]
+    bx = x * beta
+    return _F().where(bx > threshold, g, g * _F().sigmoid(bx))
+
+
+@_unary("elu")
+def _elu_grad(ctx, g):
+    (x,) = ctx.inputs
+    return _F().where(x > 0, g, g * (ctx.attrs["alpha"] * _F().exp(x)))
+
+
+@_unary("leaky_relu")
+def _leaky_relu_grad(ctx, g):
+    (x,) = ctx.inputs
+    return _F().where(x > 0, g, g * ctx.attrs["negative_slope"])
+
+
+@_unary("hardtanh")
+def _hardtanh_grad(ctx, g):
+    (x,) = ctx.inputs
+    inside = (x > ctx.attrs["min_val"]).logical_and(x < ctx.attrs["max_val"])
+    return g * inside
+
+
+@_clamp_op.grad_rule()
+def _clamp_grad(ctx, g):
+    (x,) = ctx.inputs
+    lo, hi = ctx.attrs["min"], ctx.attrs["max"]
+    if lo is None:
+        keep = x <= hi
+    elif hi is None:
+        keep = x >= lo
+    else:
+        keep = (x >= lo).logical_and(x <= hi)
+    return (_reduce(g * keep, ctx, 0),)
+
+
+@_real_op.grad_rule(saves="none")
+def _real_grad(ctx, g):
+    return (g.to(ctx.input_meta[0][1]),)
+
+
+@_imag_op.grad_rule(saves="none")
+def _imag_grad(ctx, g):
+    return ((g * 1j).to(ctx.input_meta[0][1]),)
+
+
+# --- binary ----------------------------------------------------------------------------------
+
+
+def _binary(name: str, saves: str = "inputs"):
+    """Register ``fn(ctx, g, want_a, want_b) -> (grad_a, grad_b)`` for a tensor-tensor primitive."""
+
+    def register(fn):
+        def derivative(ctx, g):
+            ga, gb = fn(ctx, g, _wants(ctx, 0), _wants(ctx, 1))
+            return _reduce(ga, ctx, 0), _reduce(gb, ctx, 1)
+
+        derivative.__name__ = derivative.__qualname__ = fn.__name__
+        BINARY_OPS[name][0].grad_rule(saves=saves)(derivative)
+        return fn
+
+    return register
+
+
+def _binary_scalar(name: str, saves: str = "inputs"):
+    """Register ``fn(ctx, g) -> grad`` for the tensor-scalar primitive ``name_scalar``."""
+
+    def register(fn):
+        def derivative(ctx, g):
+            return (_reduce(fn(ctx, g), ctx, 0),)
+
+        derivative.__name__ = derivative.__qualname__ = fn.__name__
+        BINARY_OPS[name][1].grad_rule(saves=saves)(derivative)
+        return fn
+
+    return register
+
+
+def _pow_self(g, x, p):
+    """g * conj(p x^(p-1)), zero where p == 0 (also at x == 0)."""
+    F = _F()
+    d = g * _cj(p * F.pow(x, p - 1))
+    return F.where(p == 0, 0.0, d) if not isinstance(p, (int, float, complex)) else d
+
+
+@_binary("pow", saves="both")
+def _pow_grad(ctx, g, want_a, want_b):
+    a, b = ctx.inputs
+    (y,) = ctx.outputs
+    F = _F()
+    ga = _pow_self(g, a, b) if want_a else None
+    gb = None
+    if want_b:
+        d = g * _cj(y * F.log(a))
+        gb = F.where((a == 0).logical_and(b.real >= 0 if b._dtype.is_complex else b >= 0), 0.0, d)
+    return ga, gb
+
+
+@_binary_scalar("pow")
+def _pow_scalar_grad(ctx, g):
+    (x,) = ctx.inputs
+    p = ctx.attrs["other"]
+    if p == 0:
+        return _zeros(ctx, 0)
+    return _pow_self(g, x, p)
+
+
+def _split(g, a, b, greater: bool):
+    """maximum/minimum: the gradient goes to the larger (smaller) input, half each on ties."""
+    F = _F()
+    pick = (a > b) if greater else (a < b)
+    return F.where(a == b, g * 0.5, g * pick)
+
+
+@_binary("maximum")
+def _maximum_grad(ctx, g, want_a, want_b):
+    a, b = ctx.inputs
+    return (_split(g, a, b, True) if want_a else None), (_split(g, b, a, True) if want_b else None)
+
+
+@_binary("minimum")
+def _minimum_grad(ctx, g, want_a, want_b):
+    a, b = ctx.inputs
+    return (_split(g, a, b, False) if want_a else None), (_split(g, b, a, False) if want_b else None)
+
+
+@_binary_scalar("maximum")
+def _maximum_scalar_grad(ctx, g):
+    (x,) = ctx.inputs
+    return _split(g, x, ctx.attrs["other"], True)
+
+
+@_binary_scalar("minimum")
+def _minimum_scalar_grad(ctx, g):
+    (x,) = ctx.inputs
+    return _split(g, x, ctx.attrs["other"], False)
+
+
+def _fpick(a, b, greater: bool):
+    """fmax/fmin: where the result is ``a`` (ties go to ``a``, as in PyTorch; NaN ``b`` picks ``a``)."""
+    return ((a >= b) if greater else (a <= b)).logical_or(_F().isnan(b))
+
+
+@_binary("fmax")
+def _fmax_grad(ctx, g, want_a, want_b):
+    a, b = ctx.inputs
+    pick = _fpick(a, b, True)
+    return (g * pick if want_a else None), (g * pick.logical_not() if want_b else None)
+
+
+@_binary("fmin")
+def _fmin_grad(ctx, g, want_a, want_b):
+    a, b = ctx.inputs
+    pick = _fpick(a, b, False)
+    return (g * pick if want_a else None), (g * pick.logical_not() if want_b else None)
+
+
+@_binary_scalar("fmax")
+def _fmax_scalar_grad(ctx, g):
+    (x,) = ctx.inputs
+    c = ctx.attrs["other"]
+    return g if c != c else g * (x >= c)  # a NaN scalar: the result is x everywhere
+
+
+@_binary_scalar("fmin")
+def _fmin_scalar_grad(ctx, g):
+    (x,) = ctx.inputs
+    c = ctx.attrs["other"]
+    return g if c != c else g * (x <= c)
+
+
+@_binary("atan2")
+def _atan2_grad(ctx, g, want_a, want_b):
+    a, b = ctx.inputs
+    r = g / (a * a + b * b)
+    return (r * b if want_a else None), (-r * a if want_b else None)
+
+
+@_binary_scalar("atan2")
+def _atan2_scalar_grad(ctx, g):
+    (x,) = ctx.inputs
+    b = ctx.attrs["other"]
+    return g * b / (x * x + b * b)
+
+
+@_binary("hypot", saves="both")
+def _hypot_grad(ctx, g, want_a, want_b):
+    a, b = ctx.inputs
+    (y,) = ctx.outputs
+    r = g / y
+    return (r * a if want_a else None), (r * b if want_b else None)
+
+
+@_binary_scalar("hypot", saves="both")
+def _hypot_scalar_grad(ctx, g):
+    (x,) = ctx.inputs
+    (y,) = ctx.outputs
+    return g * x / y
+
+
+@_binary("logaddexp")
+def _logaddexp_grad(ctx, g, want_a, want_b):
+    a, b = ctx.inputs
+    F = _F()
+    ga = g / _cj(1 + F.exp(b - a)) if want_a else None
+    gb = g / _cj(1 + F.exp(a - b)) if want_b else None
+    return ga, gb
+
+
+@_binary_scalar("logaddexp")
+def _logaddexp_scalar_grad(ctx, g):
+    (x,) = ctx.inputs
+    return g / _cj(1 + _F().exp(ctx.attrs["other"] - x))
+
+
+def _copysign_self(g, x, y):
+    """d copysign(x, s)/dx = y / x (+-1), zero at x == 0."""
+    F = _F()
+    return F.where(x == 0, 0.0, g * (y / x))
+
+
+@_binary("copysign", saves="both")
+def _copysign_grad(ctx, g, want_a, want_b):
+    a, _ = ctx.inputs
+    (y,) = ctx.outputs
+    return (_copysign_self(g, a, y) if want_a else None), (_zeros(ctx, 1) if want_b else None)
+
+
+@_binary_scalar("copysign", saves="both")
+def _copysign_scalar_grad(ctx, g):
+    (x,) = ctx.inputs
+    (y,) = ctx.outputs
+    return _copysign_self(g, x, y)
+
+
+@_binary("remainder")
+def _remainder_grad(ctx, g, want_a, want_b):
+    a, b = ctx.inputs
+    return (g if want_a else None), (-g * _F().floor(a / b) if want_b else None)
+
+
+@_binary("fmod")
+def _fmod_grad(ctx, g, want_a, want_b):
+    a, b = ctx.inputs
+    return (g if want_a else None), (-g * _F().trunc(a / b) if want_b else None)
+
+
+@_binary_scalar("remainder", saves="none")
+def _remainder_scalar_grad(ctx, g):
+    return g
+
+
+@_binary_scalar("fmod", saves="none")
+def _fmod_scalar_grad(ctx, g):
+    return g
+
+
+# --- three inputs ----------------------------------------------------------------------------
+
+
+@_where_op.grad_rule()
+def _where_grad(ctx, g):
+    c = ctx.inputs[0]
+    F = _F()
+    ga = _reduce(F.where(c, g, 0.0), ctx, 1) if _wants(ctx, 1) else None
+    gb = _reduce(F.where(c, 0.0, g), ctx, 2) if _wants(ctx, 2) else None
+    return None, ga, gb
+
+
+@_lerp_op.grad_rule()
+def _lerp_grad(ctx, g):
+    a, e, w = ctx.inputs
+    ga = _reduce(g * _cj(1 - w), ctx, 0) if _wants(ctx, 0) else None
+    ge = _reduce(g * _cj(w), ctx, 1) if _wants(ctx, 1) else None
+    gw = _reduce(g * _cj(e - a), ctx, 2) if _wants(ctx, 2) else None
+    return ga, ge, gw
+
+
+@_lerp_scalar_op.grad_rule(saves="none")
+def _lerp_scalar_grad(ctx, g):
+    w = _cjs(ctx.attrs["weight"])
+    ga = _reduce(g * (1 - w), ctx, 0) if _wants(ctx, 0) else None
+    ge = _reduce(g * w, ctx, 1) if _wants(ctx, 1) else None
+    return ga, ge

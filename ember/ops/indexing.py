@@ -382,9 +382,20 @@ def setitem(input, key, value):
         )
     basic, pairs = _plan(input, key, "__setitem__")
     _check_single_mask_value(input, key, value)
-    view = _basic_view(input, basic)
+    view = _write_target(input, basic, value)
     _put(view, pairs, value, False, "__setitem__")
     return None
+
+
+def _write_target(t: Tensor, basic: tuple, value) -> Tensor:
+    """Where an advanced-key write goes: the view of ``t`` by the key's basic part; or, when that
+    part takes whole dimensions only and autograd is concerned, ``t`` itself, so that the write
+    is recorded on ``t`` (autograd does not differentiate writes into views)."""
+    if (t._requires_grad or (isinstance(value, Tensor) and value._requires_grad)) and all(
+        type(b) is slice and b == slice(None) for b in basic
+    ):
+        return t
+    return _basic_view(t, basic)
 
 
 def _check_single_mask_value(input: Tensor, key, value) -> None:
@@ -431,7 +442,7 @@ def index_put(input, indices, values, accumulate=False, out=None):
     if input.is_meta:
         raise NotImplementedError("index_put(): meta tensors are not supported (the indices hold data)")
     basic, pairs = _plan(target, key, "index_put")
-    view = _basic_view(target, basic)
+    view = _write_target(target, basic, values)
     if values._dtype is not target._dtype:
         raise RuntimeError(
             f"Index put requires the source and destination dtypes match, got {target._dtype} for the destination and {values._dtype} for the source."
@@ -1007,3 +1018,260 @@ def bucketize(input, boundaries, out_int32=False, right=False, out=None):
 @functor("BucketizeScalar")
 def bucketize_scalar(input, boundaries, out_int32=False, right=False, out=None):
     return bucketize(_scalar_tensor(input, boundaries), boundaries, out_int32, right, out)
+
+
+# -- derivatives ---------------------------------------------------------------------------------------
+# Written with ember's ops (so they differentiate again). Index inputs get no gradient (None).
+# Gathers go back as scatter-adds into zeros and the other way round; where an op overwrites
+# positions, the destination's gradient has them zeroed.
+
+
+def _F():
+    from . import functional
+
+    return functional
+
+
+def _zeros(meta):
+    shape, dtype = meta
+    return _F().zeros(shape, dtype=dtype)
+
+
+def _sum_to(g, shape: tuple):
+    from .common import sum_to
+
+    return sum_to(g, shape)
+
+
+def _fit_values(g, shape: tuple):
+    """The gradient of index_put's ``values``: ``g`` (the indexed result's shape) summed down to
+    ``values``' shape, which broadcasts to it after dropping leading ones."""
+    stripped = _strip_ones(tuple(shape), g.ndim)
+    return _sum_to(g, stripped).reshape(shape)
+
+
+@_GETITEM.grad_rule(saves="none")
+def _getitem_grad(ctx, g):
+    from .shape import _positions, _scatter_back
+
+    shape = ctx.input_meta[0][0]
+    (pos,) = _positions(_GETITEM, ctx.attrs, shape)
+    return (_scatter_back(g, pos, shape),)
+
+
+def _accumulate_into_zeros(meta, g, dims: tuple, indices: tuple):
+    """Zeros of ``meta`` with ``g`` added at ``[indices]`` (index_put, accumulate, in place on a
+    fresh tensor: the out-of-place index_put needs the destination's values)."""
+    target = _zeros(meta)
+    return dispatch(_INDEX_PUT, (target, g, *indices), {"dims": dims, "accumulate": True}, (target,))[0]
+
+
+def _zero_at(g, dims: tuple, indices: tuple):
+    """``g`` with the positions ``[indices]`` zeroed (a product with a constant mask)."""
+    mask = _F().ones(g.shape, dtype=g.dtype)
+    dispatch(_INDEX_PUT_SCALAR, (mask, *indices), {"dims": dims, "value": 0, "accumulate": False}, (mask,))
+    return g * mask
+
+
+@_INDEX.grad_rule(saves="inputs")
+def _index_grad(ctx, g):
+    indices = ctx.inputs[1:]
+    return (_accumulate_into_zeros(ctx.input_meta[0], g, ctx.attrs["dims"], indices), *(None for _ in indices))
+
+
+@_INDEX_PUT.grad_rule(saves="inputs")
+def _index_put_grad(ctx, g):
+    dims, accumulate = ctx.attrs["dims"], ctx.attrs["accumulate"]
+    indices = ctx.inputs[2:]
+    values_shape = ctx.input_meta[1][0]
+    if not dims:  # the whole tensor is written
+        return (g if accumulate else _F().zeros_like(g)), _fit_values(g, values_shape), *(None for _ in indices)
+    gathered = dispatch(_INDEX, (g, *indices), {"dims": dims})[0]
+    grad_input = g if accumulate else _zero_at(g, dims, indices)
+    return grad_input, _fit_values(gathered, values_shape), *(None for _ in indices)
+
+
+@_INDEX_PUT_SCALAR.grad_rule(saves="inputs")
+def _index_put_scalar_grad(ctx, g):
+    dims, accumulate = ctx.attrs["dims"], ctx.attrs["accumulate"]
+    indices = ctx.inputs[1:]
+    if accumulate:
+        grad_input = g
+    elif not dims:
+        grad_input = _F().zeros_like(g)
+    else:
+        grad_input = _zero_at(g, dims, indices)
+    return grad_input, *(None for _ in indices)
+
+
+@_GATHER.grad_rule(saves="inputs")
+def _gather_grad(ctx, g):
+    index = ctx.inputs[1]
+    return _F().scatter_add(_zeros(ctx.input_meta[0]), ctx.attrs["dim"], index, g), None
+
+
+def _pad_to(g, shape: tuple):
+    """``g`` padded with zeros at the end of each dimension up to ``shape`` (scatter's ``src``
+    may be larger than ``index``; the elements beyond it are not read)."""
+    if tuple(g.shape) == tuple(shape):
+        return g
+    if not shape:
+        return g.reshape(())
+    pad = ()
+    for have, want in zip(reversed(_ndim1(tuple(g.shape))), reversed(shape), strict=True):
+        pad += (0, want - have)
+    return _F().pad(g.reshape(_ndim1(tuple(g.shape))), pad)
+
+
+@_SCATTER.grad_rule(saves="inputs")
+def _scatter_grad(ctx, g):
+    F = _F()
+    index = ctx.inputs[1]
+    x_shape = ctx.input_meta[0][0]
+    dim, reduce, include_self = ctx.attrs["dim"], ctx.attrs["reduce"], ctx.attrs["include_self"]
+    src_shape = ctx.input_meta[2][0]
+    if reduce is None:
+        return F.scatter(g, dim, index, 0), None, _pad_to(F.gather(g, dim, index), src_shape)
+    if reduce in ("add", "sum"):
+        grad_input = g if include_self else F.scatter(g, dim, index, 0)
+        return grad_input, None, _pad_to(F.gather(g, dim, index), src_shape)
+    if reduce == "mean":
+        ones = F.ones(index.shape, dtype=g.dtype)
+        touched = F.scatter_add(F.zeros(x_shape, dtype=g.dtype), dim, index, ones)
+        count = touched + 1 if include_self else touched
+        touched = touched > 0
+        count = F.where(count == 0, F.ones_like(count), count)
+        scaled = g / count
+        grad_input = scaled if include_self else F.where(touched, F.zeros_like(g), g)
+        return grad_input, None, _pad_to(F.gather(scaled, dim, index), src_shape)
+    raise NotImplementedError(f"the derivative of scatter with reduce={reduce!r} is not implemented (only None, add, sum, mean)")
+
+
+@_SCATTER_VALUE.grad_rule(saves="inputs")
+def _scatter_value_grad(ctx, g):
+    index = ctx.inputs[1]
+    reduce = ctx.attrs["reduce"]
+    if reduce is None:
+        return _F().scatter(g, ctx.attrs["dim"], index, 0), None
+    if reduce == "add":
+        return g, None
+    raise NotImplementedError(f"the derivative of scatter with a value and reduce={reduce!r} is not implemented")
+
+
+@_INDEX_SELECT.grad_rule(saves="inputs")
+def _index_select_grad(ctx, g):
+    index = ctx.inputs[1]
+    meta = ctx.input_meta[0]
+    if not meta[0]:  # a 0-d input: the one element, selected once
+        return g.reshape(()), None
+    return _F().index_add(_zeros(meta), ctx.attrs["dim"], index, g), None
+
+
+def _select_source(g, dim: int, index, source_shape: tuple):
+    if not g.shape:
+        return g.reshape(source_shape)
+    return _F().index_select(g, dim, index).reshape(source_shape)
+
+
+@_INDEX_ADD.grad_rule(saves="inputs")
+def _index_add_grad(ctx, g):
+    index = ctx.inputs[1]
+    alpha = ctx.attrs["alpha"]
+    grad_source = _select_source(g, ctx.attrs["dim"], index, ctx.input_meta[2][0])
+    return g, None, grad_source if alpha == 1 else grad_source * alpha
+
+
+def _fill_zero(g, dim: int, index):
+    return _F().index_fill(g, dim, index, 0) if g.shape else _F().zeros_like(g)
+
+
+@_INDEX_COPY.grad_rule(saves="inputs")
+def _index_copy_grad(ctx, g):
+    index = ctx.inputs[1]
+    dim = ctx.attrs["dim"]
+    return _fill_zero(g, dim, index), None, _select_source(g, dim, index, ctx.input_meta[2][0])
+
+
+@_INDEX_FILL.grad_rule(saves="inputs")
+def _index_fill_grad(ctx, g):
+    return _fill_zero(g, ctx.attrs["dim"], ctx.inputs[1]), None
+
+
+@_INDEX_FILL_TENSOR.grad_rule(saves="inputs")
+def _index_fill_tensor_grad(ctx, g):
+    index = ctx.inputs[1]
+    dim = ctx.attrs["dim"]
+    unique_index = from_numpy(np.unique(index._host_array().reshape(-1)).astype(np.int64))
+    grad_value = _select_source(g, dim, unique_index, (-1,)).sum() if g.shape else g.reshape(())
+    value_dtype = ctx.input_meta[2][1]
+    return _fill_zero(g, dim, index), None, grad_value if value_dtype is g.dtype else grad_value.to(value_dtype)
+
+
+@_MASKED_FILL.grad_rule(saves="inputs")
+def _masked_fill_grad(ctx, g):
+    mask = ctx.inputs[1]
+    return _sum_to(_F().masked_fill(g, mask, 0), ctx.input_meta[0][0]), None
+
+
+@_MASKED_FILL_TENSOR.grad_rule(saves="inputs")
+def _masked_fill_tensor_grad(ctx, g):
+    F = _F()
+    mask = ctx.inputs[1]
+    grad_value = F.masked_fill(g, F.logical_not(mask), 0).sum()
+    value_dtype = ctx.input_meta[2][1]
+    grad_value = grad_value if value_dtype is g.dtype else grad_value.to(value_dtype)
+    return _sum_to(F.masked_fill(g, mask, 0), ctx.input_meta[0][0]), None, grad_value
+
+
+@_MASKED_SELECT.grad_rule(saves="inputs")
+def _masked_select_grad(ctx, g):
+    F = _F()
+    mask = ctx.inputs[1]
+    shape, dtype = ctx.input_meta[0]
+    full = broadcast_pair(shape, tuple(mask.shape))
+    if tuple(mask.shape) != full:
+        mask = mask.expand(full)
+    return _sum_to(F.masked_scatter(F.zeros(full, dtype=dtype), mask, g), shape), None
+
+
+@_MASKED_SCATTER.grad_rule(saves="inputs")
+def _masked_scatter_grad(ctx, g):
+    F = _F()
+    mask = ctx.inputs[1]
+    source_shape = ctx.input_meta[2][0]
+    n = 1
+    for s in source_shape:
+        n *= s
+    selected = F.masked_select(g, mask)
+    rest = n - selected.shape[0]
+    if rest:
+        selected = F.cat([selected, F.zeros(rest, dtype=g.dtype)])
+    return _sum_to(F.masked_fill(g, mask, 0), ctx.input_meta[0][0]), None, selected.reshape(source_shape)
+
+
+@_TAKE.grad_rule(saves="inputs")
+def _take_grad(ctx, g):
+    index = ctx.inputs[1]
+    return _F().put(_zeros(ctx.input_meta[0]), index, g, accumulate=True), None
+
+
+@_PUT.grad_rule(saves="inputs")
+def _put_grad(ctx, g):
+    F = _F()
+    index = ctx.inputs[1]
+    source_shape = ctx.input_meta[2][0]
+    grad_input = g if ctx.attrs["accumulate"] else F.put(g, index, F.zeros(source_shape, dtype=g.dtype))
+    return grad_input, None, F.take(g, index).reshape(source_shape)
+
+
+def _value_selecting_grad(ctx, g, indices_grad=None):
+    """sort/topk: the values' gradient written back where the values came from."""
+    (_, indices) = ctx.outputs
+    meta = ctx.input_meta[0]
+    if not meta[0]:
+        return (g.reshape(()),)
+    return (_F().scatter(_zeros(meta), ctx.attrs["dim"], indices, g),)
+
+
+_SORT.grad_rule(saves="outputs")(_value_selecting_grad)
+_TOPK.grad_rule(saves="outputs")(_value_selecting_grad)

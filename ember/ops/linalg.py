@@ -797,3 +797,433 @@ def trace(input):
     if input.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
     return F.sum(input.diagonal())
+
+
+# ---------------------------------------------------------------------------------------
+# derivatives (PyTorch's formulas: derivatives.yaml and FunctionsManual.cpp), written with
+# ember's ops so they differentiate again. Complex inputs follow the conjugate Wirtinger
+# convention where the formula is a plain matrix identity; the decompositions are written and
+# tested for real inputs.
+
+
+def _F():
+    from . import functional
+
+    return functional
+
+
+def _LA():
+    from .. import linalg
+
+    return linalg
+
+
+def _sum_to(g, shape: tuple):
+    from .common import sum_to
+
+    return sum_to(g, shape)
+
+
+def _H(t):
+    """The conjugate transpose of the last two dims (``mH``)."""
+    return t.mT.conj()
+
+
+def _cast(g, dtype):
+    return g if g._dtype is dtype else g.to(dtype)
+
+
+def _eye_like(t, n: int):
+    return _F().eye(n, dtype=t._dtype)
+
+
+@MATMUL.grad_rule()
+def _matmul_grad(ctx, g):
+    a, b = ctx.inputs
+    sa, sb = a._shape, b._shape
+    if len(sa) == 1 and len(sb) == 1:
+        return g * b.conj(), g * a.conj()
+    a2 = a.unsqueeze(0) if len(sa) == 1 else a
+    b2 = b.unsqueeze(-1) if len(sb) == 1 else b
+    g2 = g.unsqueeze(-2) if len(sa) == 1 else (g.unsqueeze(-1) if len(sb) == 1 else g)
+    ga = _sum_to(g2 @ _H(b2), a2._shape).reshape(sa)
+    gb = _sum_to(_H(a2) @ g2, b2._shape).reshape(sb)
+    return ga, gb
+
+
+@VDOT.grad_rule()
+def _vdot_grad(ctx, g):
+    a, b = ctx.inputs
+    return g.conj() * b, g * a
+
+
+@OUTER.grad_rule()
+def _outer_grad(ctx, g):
+    a, b = ctx.inputs
+    ga = (g * b.conj().unsqueeze(0)).sum(1)
+    gb = (g * a.conj().unsqueeze(1)).sum(0)
+    return _cast(ga, a._dtype), _cast(gb, b._dtype)
+
+
+def _einsum_grads(equation: str, operands: tuple, g) -> tuple:
+    """The gradient of each operand of ``einsum(equation, operands)`` (an equation with an
+    explicit output and no ellipsis), each one an einsum of ``g`` and the other operands: letters
+    only the operand has are broadcast with a ones vector, a repeated letter (a diagonal) is tied
+    to a fresh letter by an identity matrix, and broadcast size-1 dims are summed back."""
+    F = _F()
+    lhs, rhs = equation.split("->")
+    terms = lhs.split(",")
+    free = [c for c in string.ascii_letters if c not in equation]
+    grads = []
+    for k, (term, x) in enumerate(zip(terms, operands, strict=True)):
+        in_terms, ops = [rhs], [g]
+        for j, (t, y) in enumerate(zip(terms, operands, strict=True)):
+            if j != k:
+                in_terms.append(t)
+                ops.append(y.conj())
+        available = set("".join(in_terms))
+        out, seen = [], set()
+        for pos, c in enumerate(term):
+            size = x._shape[pos]
+            if c not in available:  # summed within this operand only: broadcast back
+                in_terms.append(c)
+                ops.append(F.ones(size, dtype=g._dtype))
+                available.add(c)
+            if c in seen:  # a diagonal: the gradient lies on it
+                f = free.pop(0)
+                in_terms.append(c + f)
+                ops.append(F.eye(size, dtype=g._dtype))
+                out.append(f)
+            else:
+                seen.add(c)
+                out.append(c)
+        grad = F.einsum(",".join(in_terms) + "->" + "".join(out), *ops)
+        grads.append(_sum_to(grad, x._shape))
+    return tuple(grads)
+
+
+@EINSUM.grad_rule()
+def _einsum_grad(ctx, g):
+    return _einsum_grads(ctx.attrs["equation"], ctx.inputs, g)
+
+
+@TENSORDOT.grad_rule()
+def _tensordot_grad(ctx, g):
+    a, b = ctx.inputs
+    da, db = ctx.attrs["dims_a"], ctx.attrs["dims_b"]
+    letters = iter(string.ascii_letters)
+    ta = [next(letters) for _ in range(a.ndim)]
+    tb = [next(letters) for _ in range(b.ndim)]
+    for i, j in zip(da, db, strict=True):
+        tb[j] = ta[i]
+    out = [c for i, c in enumerate(ta) if i not in da] + [c for j, c in enumerate(tb) if j not in db]
+    return _einsum_grads("".join(ta) + "," + "".join(tb) + "->" + "".join(out), (a, b), g)
+
+
+# --- decompositions and inverses --------------------------------------------------------
+
+
+@INV.grad_rule(saves="outputs")
+def _inv_grad(ctx, g):
+    (Ainv,) = ctx.outputs
+    AinvH = _H(Ainv)
+    return (-(AinvH @ g @ AinvH),)
+
+
+def _others_product(S):
+    """prod_{j != i} S_j along the last dim (exact with zeros)."""
+    from .reduction import _exclusive_cumprod
+
+    return _exclusive_cumprod(S, -1) * _exclusive_cumprod(S, -1, reverse=True)
+
+
+@DET.grad_rule(saves="both")
+def _det_grad(ctx, g):
+    (A,) = ctx.inputs
+    (det,) = ctx.outputs
+    LA = _LA()
+    scale = (g * det.conj()).unsqueeze(-1).unsqueeze(-1)
+    if A.numel() == 0 or not bool((det == 0).any().item()):
+        return (scale * _H(LA.inv(A)),)
+    # singular: the cofactor matrix through the SVD, A = U S Vh: cof(A) = det(U) det(Vh) U diag(prod_{j!=i} S_j) Vh
+    U, S, Vh = LA.svd(A, full_matrices=False)
+    phase = (LA.det(U) * LA.det(Vh)).conj().unsqueeze(-1).unsqueeze(-1)
+    cof = phase * ((U * _others_product(S).to(A._dtype).unsqueeze(-2)) @ Vh).conj()
+    return ((g.unsqueeze(-1).unsqueeze(-1) * cof),)
+
+
+@SLOGDET.grad_rule(saves="both")
+def _slogdet_grad(ctx, g_sign, g_logabsdet):
+    (A,) = ctx.inputs
+    sign, _ = ctx.outputs
+    gl = g_logabsdet
+    if A._dtype.is_complex:
+        gl = gl.to(A._dtype) - 1j * (sign.conj() * g_sign).imag
+    return (gl.unsqueeze(-1).unsqueeze(-1) * _H(_LA().inv(A)),)
+
+
+@SOLVE.grad_rule(saves="both")
+def _solve_grad(ctx, g):
+    A, B = ctx.inputs
+    (X,) = ctx.outputs
+    LA = _LA()
+    if _solve_is_vector(A._shape, B._shape):
+        gB = LA.solve(_H(A), g.unsqueeze(-1))
+        gA = -(gB @ _H(X.unsqueeze(-1)))
+        gB = gB.squeeze(-1)
+    elif ctx.attrs["left"]:
+        gB = LA.solve(_H(A), g)
+        gA = -(gB @ _H(X))
+    else:
+        gB = LA.solve(_H(A), g, left=False)
+        gA = -(_H(X) @ gB)
+    return _sum_to(gA, A._shape), _sum_to(gB, B._shape)
+
+
+@CHOLESKY.grad_rule(saves="outputs")
+def _cholesky_grad(ctx, g):
+    (L,) = ctx.outputs
+    LA = _LA()
+    if ctx.attrs["upper"]:
+        L, g = _H(L), _H(g)
+    P = (_H(L) @ g).tril()
+    P = 0.5 * (P + _H(P.tril(-1)))
+    gA = LA.solve(_H(L), P)
+    return (LA.solve(L, gA, left=False),)
+
+
+def _copyltu(M):
+    """The lower triangle of M mirrored into the upper one (Hermitian)."""
+    return M.tril() + _H(M.tril(-1))
+
+
+def _qr_tall_grad(Q, R, gQ, gR):
+    """m >= n, reduced: gA = (gQ + Q copyltu(R gR^H - gQ^H Q)) R^{-H}."""
+    M = R @ _H(gR) - _H(gQ) @ Q
+    b = gQ + Q @ _copyltu(M)
+    return _LA().solve(_H(R), b, left=False)
+
+
+@QR.grad_rule(saves="both")
+def _qr_grad(ctx, gQ, gR):
+    (A,) = ctx.inputs
+    Q, R = ctx.outputs
+    m, n = A._shape[-2:]
+    mode = ctx.attrs["mode"]
+    if mode == "r":
+        raise RuntimeError(
+            "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr."
+        )
+    if mode == "complete" and m > n:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+    if m >= n:
+        return (_qr_tall_grad(Q, R, gQ, gR),)
+    # wide: A = [X | Y], R = [U | V] with U square: X = Q U is a square QR, Y = Q V
+    Y = A.narrow(-1, m, n - m)
+    U = R.narrow(-1, 0, m)
+    gU, gV = gR.narrow(-1, 0, m), gR.narrow(-1, m, n - m)
+    gX = _qr_tall_grad(Q, U, gQ + Y @ _H(gV), gU)
+    return (_F().cat([gX, Q @ gV], -1),)
+
+
+def _skew(X):
+    return X - _H(X)
+
+
+@SVD.grad_rule(saves="outputs")
+def _svd_grad(ctx, gU, gS, gVh):
+    U, S, Vh = ctx.outputs
+    m, n = ctx.input_meta[0][0][-2:]
+    k = S._shape[-1]
+    if ctx.attrs["full_matrices"] and m != n:  # the extra columns are arbitrary: only the first k count
+        U, gU = U.narrow(-1, 0, k), gU.narrow(-1, 0, k)
+        Vh, gVh = Vh.narrow(-2, 0, k), gVh.narrow(-2, 0, k)
+    if k == 0:
+        return (_F().zeros(ctx.input_meta[0][0], dtype=ctx.input_meta[0][1]),)
+    V, gV = _H(Vh), _H(gVh)
+    eye = _eye_like(S, k)
+    S2 = S * S
+    E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + eye
+    UhgU = _skew(_H(U) @ gU)
+    VhgV = _skew(_H(V) @ gV)
+    Sr = S.to(U._dtype) if U._dtype.is_complex else S
+    gA = (UhgU * Sr.unsqueeze(-2) + Sr.unsqueeze(-1) * VhgV) / E + _F().diag_embed(gS.to(U._dtype) if U._dtype.is_complex else gS)
+    if U._dtype.is_complex:
+        gA = gA + _F().diag_embed((_H(U) @ gU).diagonal(0, -2, -1).imag.to(U._dtype) * 1j / (2 * Sr))
+    if m > k:
+        gA = U @ gA
+        gUSinv = gU / Sr.unsqueeze(-2)
+        gA = (gA + gUSinv - U @ (_H(U) @ gUSinv)) @ Vh
+    elif n > k:
+        gA = gA @ Vh
+        SinvgVh = gVh / Sr.unsqueeze(-1)
+        gA = U @ (gA + SinvgVh - (SinvgVh @ V) @ Vh)
+    else:
+        gA = U @ gA @ Vh
+    return (gA,)
+
+
+@SVDVALS.grad_rule(saves="inputs")
+def _svdvals_grad(ctx, gS):
+    (A,) = ctx.inputs
+    U, _, Vh = _LA().svd(A, full_matrices=False)
+    return ((U * gS.to(U._dtype).unsqueeze(-2)) @ Vh,)
+
+
+@EIGH.grad_rule(saves="outputs")
+def _eigh_grad(ctx, gL, gV):
+    L, V = ctx.outputs
+    n = L._shape[-1]
+    eye = _eye_like(L, n)
+    VhgV = _H(V) @ gV
+    VhgV = 0.5 * (VhgV - _H(VhgV))
+    E = L.unsqueeze(-2) - L.unsqueeze(-1) + eye
+    inner = VhgV / (E.to(V._dtype) if V._dtype.is_complex else E) * (1 - eye) + _F().diag_embed(gL.to(V._dtype))
+    return (V @ inner @ _H(V),)
+
+
+@EIGVALSH.grad_rule(saves="inputs")
+def _eigvalsh_grad(ctx, gL):
+    (A,) = ctx.inputs
+    _, V = _LA().eigh(A, UPLO=ctx.attrs["UPLO"])
+    return ((V * gL.to(V._dtype).unsqueeze(-2)) @ _H(V),)
+
+
+@PINV.grad_rule(saves="both")
+def _pinv_grad(ctx, g):
+    (A,) = ctx.inputs
+    (P,) = ctx.outputs
+    m, n = A._shape[-2:]
+    Ph, gh = _H(P), _H(g)
+    if m <= n:
+        K = gh @ P
+        KPh = K @ Ph
+        return (-_H(P @ K) + KPh - (A @ P) @ KPh + (Ph @ P) @ (gh - K @ A),)
+    K = P @ gh
+    PhK = Ph @ K
+    return (-_H(K @ P) + (gh - A @ K) @ P @ Ph + PhK - PhK @ P @ A,)
+
+
+@MATRIX_POWER.grad_rule(saves="inputs")
+def _matrix_power_grad(ctx, g):
+    (A,) = ctx.inputs
+    n = ctx.attrs["n"]
+    if n == 0:
+        return (g * 0,)
+    B = A if n > 0 else _LA().inv(A)
+    p = abs(n)
+    Bh = _H(B)
+    powers = [None, Bh]  # (B^H)^k
+    for _ in range(2, p):
+        powers.append(powers[-1] @ Bh)
+    acc = None  # sum_k (B^H)^k g (B^H)^(p-1-k)
+    for k in range(p):
+        term = g if k == 0 else powers[k] @ g
+        if p - 1 - k > 0:
+            term = term @ powers[p - 1 - k]
+        acc = term if acc is None else acc + term
+    if n > 0:
+        return (acc,)
+    return (-(Bh @ acc @ Bh),)
+
+
+# --- norms and products -----------------------------------------------------------------
+
+
+def _keep(t, shape: tuple, dims: tuple, keepdim: bool):
+    kept = reduced_shape(shape, dims, True)
+    return t if keepdim or t._shape == kept else t.reshape(kept)
+
+
+def _spread_ties(values, target, g):
+    """g shared evenly among the positions where ``values`` equals ``target`` (amax/amin's rule)."""
+    mask = (values == target).to(g._dtype)
+    return g * mask / mask.sum(-1, keepdim=True)
+
+
+@VECTOR_NORM.grad_rule(saves="both")
+def _vector_norm_grad(ctx, g):
+    (x,) = ctx.inputs
+    (norm,) = ctx.outputs
+    F = _F()
+    in_dtype = x._dtype
+    if ctx.attrs["dtype"] is not None:
+        x = _cast(x, ctx.attrs["dtype"])
+    shape, dims, keepdim, p = x._shape, ctx.attrs["dims"], ctx.attrs["keepdim"], ctx.attrs["ord"]
+    g = _keep(g, shape, dims, keepdim)
+    norm = _keep(norm, shape, dims, keepdim)
+    if p == 0.0:
+        grad = x * 0
+    elif p == 1.0:
+        grad = x.sgn() * g
+    elif math.isinf(p):
+        ax = x.abs()
+        mask = (ax == norm).to(g._dtype)
+        count = mask.sum(dim=dims, keepdim=True) if dims else mask
+        grad = x.sgn() * (g * mask / count)
+    elif p == 2.0:
+        grad = x * F.where(norm == 0, 0.0, g / norm)
+    else:
+        scaled = x.sgn() * x.abs().pow(p - 1)
+        if p < 1:
+            scaled = F.where(x == 0, 0.0, scaled)
+        grad = scaled * F.where(norm == 0, 0.0, g / norm.pow(p - 1))
+    return (_cast(grad, in_dtype),)
+
+
+def _extreme(s, ord):
+    """amax (positive ord) or amin of ``s`` over its last dim, kept (recomputed, so ties compare exactly)."""
+    return s.amax(-1, keepdim=True) if ord > 0 else s.amin(-1, keepdim=True)
+
+
+@MATRIX_NORM.grad_rule(saves="both")
+def _matrix_norm_grad(ctx, g):
+    (A,) = ctx.inputs
+    (norm,) = ctx.outputs
+    F, LA = _F(), _LA()
+    in_dtype = A._dtype
+    if ctx.attrs["dtype"] is not None:
+        A = _cast(A, ctx.attrs["dtype"])
+    ord, dims, keepdim = ctx.attrs["ord"], ctx.attrs["dims"], ctx.attrs["keepdim"]
+    d0, d1 = ctx.attrs["matrix_dims"]
+    shape = A._shape
+    g = _keep(g, shape, dims, keepdim).movedim((d0, d1), (-2, -1))
+    norm = _keep(norm, shape, dims, keepdim).movedim((d0, d1), (-2, -1))
+    M = A.movedim((d0, d1), (-2, -1))
+    if ord == "fro":
+        grad = M * F.where(norm == 0, 0.0, g / norm)
+    elif ord == "nuc":
+        U, _, Vh = LA.svd(M, full_matrices=False)
+        grad = g * (U @ Vh)
+    elif ord in (2.0, -2.0):
+        U, S, Vh = LA.svd(M, full_matrices=False)
+        target = _extreme(S, ord).detach()
+        w = _spread_ties(S, target, F.ones_like(S))
+        grad = g * ((U * w.to(U._dtype).unsqueeze(-2)) @ Vh)
+    elif ord in (1.0, -1.0):  # max/min over columns of the column sums of |A|
+        s = M.abs().sum(-2)  # (..., n)
+        w = _spread_ties(s, _extreme(s, ord).detach(), g.squeeze(-1))
+        grad = M.sgn() * w.unsqueeze(-2)
+    else:  # +-inf: over rows of the row sums
+        s = M.abs().sum(-1)  # (..., m)
+        w = _spread_ties(s, _extreme(s, ord).detach(), g.squeeze(-1))
+        grad = M.sgn() * w.unsqueeze(-1)
+    return (_cast(grad.movedim((-2, -1), (d0, d1)), in_dtype),)
+
+
+@VECDOT.grad_rule()
+def _vecdot_grad(ctx, g):
+    x, y = ctx.inputs
+    shape = broadcast_pair(x._shape, y._shape)
+    if not shape:
+        return g.conj() * y, g * x
+    g = g.unsqueeze(wrap_dim(ctx.attrs["dim"], len(shape)))
+    return _sum_to(y * g.conj(), x._shape), _sum_to(x * g, y._shape)
+
+
+@CROSS.grad_rule()
+def _cross_grad(ctx, g):
+    a, b = ctx.inputs
+    LA = _LA()
+    d = ctx.attrs["dim"]
+    return _sum_to(LA.cross(b.conj(), g, dim=d), a._shape), _sum_to(LA.cross(g, a.conj(), dim=d), b._shape)

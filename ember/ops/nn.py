@@ -749,9 +749,9 @@ def batch_norm(input, running_mean, running_var, weight, bias, training, momentu
     y, mean, var = dispatch(_BATCH_NORM, tuple(inputs), attrs)
     if training and n > 1:  # running statistics: updated in place, unbiased variance
         if running_mean is not None:
-            running_mean.mul_(1 - momentum).add_(mean * momentum)
+            running_mean.mul_(1 - momentum).add_(mean.detach() * momentum)  # running statistics take no gradient
         if running_var is not None:
-            running_var.mul_(1 - momentum).add_(var * (momentum * n / (n - 1)))
+            running_var.mul_(1 - momentum).add_(var.detach() * (momentum * n / (n - 1)))
     return y
 
 
@@ -886,6 +886,7 @@ for _nd in (1, 2, 3):
 
 _EMBEDDING = OpExpr("embedding", ("weight", "indices"), ("out",))
 _EMBEDDING_RENORM = OpExpr("embedding_renorm", ("weight", "indices"), ("weight_out",))
+_EMBEDDING_RENORM.differentiable = False  # max_norm renormalises rows in place, under no_grad, as PyTorch does
 
 
 @_EMBEDDING.shape_rule
@@ -909,10 +910,16 @@ def embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_fre
         )
     if padding_idx is not None and not -weight._shape[0] <= padding_idx < weight._shape[0]:
         raise ValueError("Padding_idx must be within num_embeddings")
-    if max_norm is not None:
+    if max_norm is not None:  # as PyTorch: the renormalization is no part of the graph
+        from ..autograd.grad_mode import no_grad
+
         attrs = {"max_norm": float(max_norm), "norm_type": float(norm_type)}
-        dispatch(_EMBEDDING_RENORM, (weight, input), attrs, (weight,))
-    return dispatch(_EMBEDDING, (weight, input))[0]
+        with no_grad():
+            dispatch(_EMBEDDING_RENORM, (weight, input), attrs, (weight,))
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx += weight._shape[0]
+    attrs = {"padding_idx": padding_idx, "scale_grad_by_freq": bool(scale_grad_by_freq)}
+    return dispatch(_EMBEDDING, (weight, input), attrs)[0]
 
 
 _ONE_HOT = OpExpr("one_hot", ("input",), ("out",))
@@ -1078,3 +1085,666 @@ def scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_cau
         # PyTorch accepts integers only where nothing is computed: an empty output, or no keys (zeros)
         raise _not_implemented("scaled_dot_product_attention", q._dtype)
     return dispatch(_SDPA, inputs, attrs)[0]
+
+
+# ---------------------------------------------------------------------------------------
+# derivatives, written with ember's ops (so they differentiate again); ctx.inputs and
+# ctx.outputs are the saved tensors, ctx.input_meta their (shape, dtype)
+
+
+def _F():
+    from . import functional
+
+    return functional
+
+
+def _needs(ctx, i: int) -> bool:
+    """Whether input ``i`` of the node wants a gradient (its edge leads somewhere)."""
+    edges = ctx._node.next_functions
+    return i < len(edges) and edges[i][0] is not None
+
+
+def _as_dtype(t, dtype):
+    return t if t is None or t._dtype is dtype else t.to(dtype)
+
+
+def _const(array, dtype):
+    from .._core.tensor import tensor
+
+    return tensor(array, dtype=dtype)
+
+
+def _reduce_grad(g, reduction: str, count):
+    """The per-element gradient scale of a reduced loss: ``g`` itself, or ``g / count`` for mean."""
+    return g / count if reduction == "mean" else g
+
+
+# --- softmax
+
+
+@_SOFTMAX.grad_rule(saves="outputs")
+def _softmax_grad(ctx, g):
+    (y,) = ctx.outputs
+    dim = ctx.attrs["dim"]
+    gx = y * (g - (g * y).sum(dim=dim, keepdim=True)) if y.ndim else g * 0
+    return (_as_dtype(gx, ctx.input_meta[0][1]),)
+
+
+@_LOG_SOFTMAX.grad_rule(saves="outputs")
+def _log_softmax_grad(ctx, g):
+    (y,) = ctx.outputs
+    dim = ctx.attrs["dim"]
+    gx = g - y.exp() * g.sum(dim=dim, keepdim=True) if y.ndim else g * 0
+    return (_as_dtype(gx, ctx.input_meta[0][1]),)
+
+
+# --- nll_loss, cross_entropy
+
+
+def _nll_grad(ctx, g):
+    F = _F()
+    attrs = ctx.attrs
+    x, target, *rest = ctx.inputs
+    weight = rest[0] if rest else None
+    if weight is not None and _needs(ctx, 2):
+        raise NotImplementedError(f"the derivative of {ctx._node.op.name} with respect to 'weight' is not implemented (as in PyTorch)")
+    reduction, ls = attrs["reduction"], attrs["label_smoothing"]
+    cd = 0 if x.ndim == 1 else 1
+    n_classes = x._shape[cd]
+    wshape = (n_classes,) + (1,) * (x.ndim - cd - 1)
+    w = None if weight is None else weight.reshape(wshape)
+    grad_target = None
+    if attrs["probs"]:
+        t = target * (1 - ls) + ls / n_classes if ls > 0 else target
+        count = math.prod(x._shape) // n_classes if n_classes else 0
+        scale = _reduce_grad(g, reduction, count)
+        if reduction == "none":
+            scale = scale.unsqueeze(cd)
+        tw = t if w is None else t * w
+        grad_logp = -scale * tw
+        if _needs(ctx, 1):
+            logp = F.log_softmax(x, cd) if attrs["log_softmax"] else x
+            lw = logp if w is None else logp * w
+            grad_target = -scale * lw * (1 - ls)
+    else:
+        valid = target != attrs["ignore_index"]
+        ts = F.where(valid, target, 0)
+        vf = valid.to(x._dtype)
+        wt = vf if weight is None else F.take(weight, ts) * vf
+        if reduction == "mean":
+            scale = g / wt.sum()
+        elif reduction == "sum":
+            scale = g
+        else:
+            scale = g
+        onehot = F.one_hot(ts, n_classes).to(x._dtype) if n_classes else F.zeros(x._shape, dtype=x._dtype)
+        if cd == 1 and onehot.ndim > 2:
+            onehot = onehot.movedim(-1, 1)
+        coef = onehot * (wt * (1 - ls)).unsqueeze(cd)
+        if ls > 0:
+            smooth = vf.unsqueeze(cd) * (ls / n_classes)
+            coef = coef + (smooth if w is None else smooth * w)
+        if reduction == "none":
+            scale = scale.unsqueeze(cd)
+        grad_logp = -scale * coef
+    if attrs["log_softmax"]:
+        p = F.softmax(x, cd)
+        grad_x = grad_logp - p * grad_logp.sum(dim=cd, keepdim=True)
+    else:
+        grad_x = grad_logp
+    if grad_target is not None:
+        grad_target = _as_dtype(grad_target, ctx.input_meta[1][1])
+    return (_as_dtype(grad_x, x._dtype), grad_target, *((None,) if weight is not None else ()))
+
+
+_NLL.grad_rule(saves="inputs")(_nll_grad)
+_CROSS_ENTROPY.grad_rule(saves="inputs")(_nll_grad)
+
+
+# --- pointwise losses
+
+
+def _pointwise_dloss(name: str, d, attrs):
+    """(loss, d loss / d diff) of the elementwise losses, as ember ops."""
+    F = _F()
+    if name == "mse_loss":
+        return d * d, 2 * d
+    if name == "l1_loss":
+        return d.abs(), F.sign(d)
+    if name == "huber_loss":
+        delta = attrs["delta"]
+        small = d.abs() < delta
+        return F.where(small, 0.5 * d * d, delta * (d.abs() - 0.5 * delta)), F.where(small, d, delta * F.sign(d))
+    beta = attrs["beta"]  # smooth_l1_loss
+    if beta == 0:
+        return d.abs(), F.sign(d)
+    small = d.abs() < beta
+    return F.where(small, 0.5 * d * d / beta, d.abs() - 0.5 * beta), F.where(small, d / beta, F.sign(d))
+
+
+def _pointwise_loss_grad(ctx, g):
+    from .common import sum_to
+
+    name = ctx._node.op.name
+    attrs = ctx.attrs
+    a, b, *rest = ctx.inputs
+    if a._dtype.is_complex or b._dtype.is_complex:
+        raise NotImplementedError(f"the derivative of {name} for complex inputs is not implemented")
+    d = a - b
+    weight = rest[0] if rest else None
+    loss, dl = _pointwise_dloss(name, d, attrs)
+    reduction = attrs["reduction"]
+    grad_w = None
+    if weight is not None:
+        wsum_mean = reduction == "mean" and attrs["weight_mean"] == "weight_sum"
+        if wsum_mean:
+            wsum = weight.sum()
+            scale = g / wsum
+            if _needs(ctx, 2):
+                total = (loss * weight).sum() / wsum
+                grad_w = sum_to(scale * (loss - total), weight._shape)
+        else:
+            scale = _reduce_grad(g, reduction, math.prod(d._shape))
+            if _needs(ctx, 2):
+                grad_w = sum_to(scale * loss, weight._shape)
+        ge = scale * dl * weight
+    else:
+        ge = _reduce_grad(g, reduction, math.prod(d._shape)) * dl
+    grad_a = _as_dtype(sum_to(ge, a._shape), a._dtype) if _needs(ctx, 0) else None
+    grad_b = _as_dtype(sum_to(-ge, b._shape), b._dtype) if _needs(ctx, 1) else None
+    return (grad_a, grad_b, *((grad_w,) if weight is not None else ()))
+
+
+for _op in _POINTWISE.values():
+    _op.grad_rule(saves="inputs")(_pointwise_loss_grad)
+
+
+@_BCE.grad_rule(saves="inputs")
+def _bce_grad(ctx, g):
+    from .common import sum_to
+
+    F = _F()
+    x, t, *rest = ctx.inputs
+    weight = rest[0] if rest else None
+    if weight is not None and _needs(ctx, 2):
+        raise NotImplementedError("the derivative of binary_cross_entropy with respect to 'weight' is not implemented (as in PyTorch)")
+    scale = _reduce_grad(g, ctx.attrs["reduction"], math.prod(x._shape))
+    if weight is not None:
+        scale = scale * weight
+    grad_x = grad_t = None
+    if _needs(ctx, 0):
+        grad_x = scale * (x - t) / F.clamp((1 - x) * x, min=1e-12)
+    if _needs(ctx, 1):
+        grad_t = scale * (F.clamp(F.log1p(-x), min=-100) - F.clamp(x.log(), min=-100))
+    grad_x = None if grad_x is None else sum_to(grad_x, x._shape)
+    grad_t = None if grad_t is None else sum_to(grad_t, t._shape)
+    return (grad_x, grad_t, *((None,) if weight is not None else ()))
+
+
+@_BCE_LOGITS.grad_rule(saves="inputs")
+def _bce_logits_grad(ctx, g):
+    from .common import sum_to
+
+    F = _F()
+    attrs = ctx.attrs
+    x, t, *rest = ctx.inputs
+    weight = rest.pop(0) if attrs["has_weight"] else None
+    pw = rest.pop(0) if attrs["has_pos_weight"] else None
+    log_sig = F.minimum(x, F.zeros_like(x)) - F.log1p((-x.abs()).exp())
+    scale = _reduce_grad(g, attrs["reduction"], math.prod(x._shape))
+    sw = scale if weight is None else scale * weight
+    grads = []
+    if _needs(ctx, 0):
+        sig_neg = F.sigmoid(-x)
+        dx = (1 - t) - sig_neg if pw is None else (1 - t) - ((pw - 1) * t + 1) * sig_neg
+        grads.append(sum_to(sw * dx, x._shape))
+    else:
+        grads.append(None)
+    if _needs(ctx, 1):
+        dt = -x if pw is None else -x - (pw - 1) * log_sig
+        grads.append(sum_to(sw * dt, t._shape))
+    else:
+        grads.append(None)
+    i = 2
+    if weight is not None:
+        if _needs(ctx, i):
+            loss = (1 - t) * x - (log_sig if pw is None else ((pw - 1) * t + 1) * log_sig)
+            grads.append(sum_to(scale * loss, weight._shape))
+        else:
+            grads.append(None)
+        i += 1
+    if pw is not None:
+        grads.append(sum_to(-sw * t * log_sig, pw._shape) if _needs(ctx, i) else None)
+    return tuple(grads)
+
+
+@_KL_DIV.grad_rule(saves="inputs")
+def _kl_div_grad(ctx, g):
+    from .common import sum_to
+
+    F = _F()
+    x, t = ctx.inputs
+    reduction = ctx.attrs["reduction"]
+    shape = broadcast_pair(x._shape, t._shape)
+    if reduction == "batchmean":
+        scale = g / (x._shape[0] if x.ndim else 1)
+    else:
+        scale = _reduce_grad(g, reduction, math.prod(shape))
+    grad_x = grad_t = None
+    if ctx.attrs["log_target"]:
+        et = t.exp()
+        if _needs(ctx, 0):
+            grad_x = -scale * et
+        if _needs(ctx, 1):
+            grad_t = scale * et * (t - x + 1)
+    else:
+        if _needs(ctx, 0):
+            grad_x = -scale * t
+        if _needs(ctx, 1):
+            pos = t > 0
+            grad_t = scale * F.where(pos, F.where(pos, t, F.ones_like(t)).log() + 1 - x, -x)
+    if grad_x is not None:
+        grad_x = _as_dtype(sum_to(grad_x.expand(shape), x._shape), x._dtype)
+    if grad_t is not None:
+        grad_t = _as_dtype(sum_to(grad_t.expand(shape), t._shape), t._dtype)
+    return grad_x, grad_t
+
+
+# --- linear, bilinear
+
+
+@_LINEAR.grad_rule(saves="inputs")
+def _linear_grad(ctx, g):
+    from .common import sum_to
+
+    F = _F()
+    x, w, *bias = ctx.inputs
+    k = x._shape[-1]
+    rows = math.prod(x._shape[:-1])
+    grad_x = grad_w = None
+    if w.ndim == 2:
+        if _needs(ctx, 0):
+            grad_x = F.linear(g, w.t())
+        if _needs(ctx, 1):
+            grad_w = F.linear(g.reshape(rows, w._shape[0]).t(), x.reshape(rows, k).t())
+    else:
+        if _needs(ctx, 0):
+            grad_x = g.unsqueeze(-1) * w
+        if _needs(ctx, 1):
+            grad_w = F.linear(x.reshape(rows, k).t(), g.reshape(rows))
+    grads = (grad_x, grad_w)
+    if bias:
+        grads += (sum_to(g, bias[0]._shape) if _needs(ctx, 2) else None,)
+    return grads
+
+
+@_BILINEAR.grad_rule(saves="inputs")
+def _bilinear_grad(ctx, g):
+    F = _F()
+    x1, x2, w, *bias = ctx.inputs
+    o, i1, i2 = w._shape
+    rows = math.prod(x1._shape[:-1])
+    a, b, gg = x1.reshape(rows, i1), x2.reshape(rows, i2), g.reshape(rows, o)
+    grads = (
+        F.einsum("ro,oij,rj->ri", gg, w, b).reshape(x1._shape) if _needs(ctx, 0) else None,
+        F.einsum("ro,oij,ri->rj", gg, w, a).reshape(x2._shape) if _needs(ctx, 1) else None,
+        F.einsum("ro,ri,rj->oij", gg, a, b) if _needs(ctx, 2) else None,
+    )
+    if bias:
+        grads += (gg.sum(0) if _needs(ctx, 3) else None,)
+    return grads
+
+
+# --- convolution: the input gradient is the transposed convolution (and vice versa), the
+# weight gradient a convolution of the input by the output gradient (batch and channels swapped)
+
+
+def _conv_weight_grad(inp, gout, attrs, kernel):
+    """d conv(inp, w) / d w contracted with ``gout``: (C_gout, C_inp / groups, *kernel)."""
+    groups = attrs["groups"]
+    nd = len(kernel)
+    n, c_in = inp._shape[:2]
+    c_out = gout._shape[1]
+    cig, cog = c_in // groups, c_out // groups
+    x = inp.reshape(n, groups, cig, *inp._shape[2:]).permute(2, 1, 0, *range(3, 3 + nd)).reshape(cig, groups * n, *inp._shape[2:])
+    w = gout.reshape(n, groups, cog, *gout._shape[2:]).permute(1, 2, 0, *range(3, 3 + nd)).reshape(groups * cog, n, *gout._shape[2:])
+    # trim the high padding to what the last kernel tap reaches: no wasted taps to slice off
+    pads = tuple((lo, min(hi, max(0, (k - 1) * d + st * (o - 1) + 1 - s - lo)))
+                 for (lo, hi), k, d, st, o, s in zip(attrs["padding"], kernel, attrs["dilation"], attrs["stride"], gout._shape[2:],
+                                                     inp._shape[2:], strict=True))
+    sub = {"stride": attrs["dilation"], "padding": pads, "dilation": attrs["stride"], "groups": groups,
+           "transposed": False, "output_padding": (0,) * nd}
+    r = dispatch(_CONV, (x, w), sub)[0]  # (cig, c_out, K')
+    if r._shape[2:] != tuple(kernel):
+        r = r[(slice(None), slice(None), *(slice(0, k) for k in kernel))]
+    return r.transpose(0, 1)
+
+
+@_CONV.grad_rule(saves="inputs")
+def _convolution_grad(ctx, g):
+    x, w, *bias = ctx.inputs
+    attrs = ctx.attrs
+    kernel = w._shape[2:]
+    nd = len(kernel)
+    spatial = x._shape[2:]
+    grad_x = grad_w = None
+    if attrs["transposed"]:
+        if _needs(ctx, 0):
+            sub = {**attrs, "transposed": False, "output_padding": (0,) * nd}
+            grad_x = dispatch(_CONV, (g, w), sub)[0]
+            if grad_x._shape[2:] != spatial:
+                grad_x = grad_x[(slice(None), slice(None), *(slice(0, s) for s in spatial))]
+        if _needs(ctx, 1):
+            grad_w = _conv_weight_grad(g, x, attrs, kernel)
+    else:
+        if _needs(ctx, 0):
+            o_size = g._shape[2:]
+            op = tuple(s - ((o - 1) * st - lo - hi + d * (k - 1) + 1)
+                       for s, o, st, (lo, hi), d, k in zip(spatial, o_size, attrs["stride"], attrs["padding"], attrs["dilation"], kernel,
+                                                           strict=True))
+            sub = {**attrs, "transposed": True, "output_padding": op}
+            grad_x = dispatch(_CONV, (g, w), sub)[0]
+        if _needs(ctx, 1):
+            grad_w = _conv_weight_grad(x, g, attrs, kernel)
+    grads = (grad_x, grad_w)
+    if bias:
+        grads += (g.sum(dim=(0, *range(2, g.ndim))) if _needs(ctx, 2) else None,)
+    return grads
+
+
+# --- pooling
+
+
+def _scatter_windows(x_shape, idx, g):
+    """Gradients ``g`` at the flat spatial positions ``idx`` of an input of ``x_shape``."""
+    F = _F()
+    n, c = x_shape[:2]
+    flat = F.zeros((n, c, math.prod(x_shape[2:])), dtype=g._dtype)
+    return flat.scatter_add(2, idx.reshape(n, c, -1), g.reshape(n, c, -1)).reshape(x_shape)
+
+
+@_MAX_POOL.grad_rule(saves="inputs")
+def _max_pool_grad(ctx, g):
+    (x,) = ctx.inputs
+    _, idx = dispatch(_MAX_POOL_INDICES, (x.detach(),), ctx.attrs)
+    return (_scatter_windows(x._shape, idx, g),)
+
+
+@_MAX_POOL_INDICES.grad_rule(saves="outputs")
+def _max_pool_indices_grad(ctx, g, _g_idx=None):
+    _, idx = ctx.outputs
+    return (_scatter_windows(ctx.input_meta[0][0], idx, g),)
+
+
+@_AVG_POOL.grad_rule(saves="none")
+def _avg_pool_grad(ctx, g):
+    import numpy as np
+
+    attrs = ctx.attrs
+    shape, dtype = ctx.input_meta[0]
+    n, c = shape[:2]
+    spatial, o_size = shape[2:], g._shape[2:]
+    kernel, stride, padding = attrs["kernel_size"], attrs["stride"], attrs["padding"]
+    nd = len(kernel)
+    if attrs["divisor_override"] is not None:
+        gs = g / attrs["divisor_override"]
+    else:
+        divisor = np.ones(())
+        for s, k, st, p, o in zip(spatial, kernel, stride, padding, o_size, strict=True):
+            start = np.arange(o) * st - p
+            end = np.minimum(start + k, s + p)
+            count = end - start if attrs["count_include_pad"] else np.minimum(end, s) - np.maximum(start, 0)
+            divisor = np.multiply.outer(divisor, count.astype(np.float64))
+        gs = g / _const(divisor, dtype)
+    pads, ops = [], []
+    for s, k, st, p, o in zip(spatial, kernel, stride, padding, o_size, strict=True):
+        need = (o - 1) * st + k - p - s
+        pads.append((p, max(need, 0)))
+        ops.append(max(-need, 0))
+    sub = {"stride": stride, "padding": tuple(pads), "dilation": (1,) * nd, "groups": 1, "transposed": True, "output_padding": tuple(ops)}
+    ones = _F().ones((1, 1, *kernel), dtype=dtype)
+    grad = dispatch(_CONV, (gs.reshape(n * c, 1, *o_size), ones), sub)[0]
+    return (grad.reshape(shape),)
+
+
+def _apply_matrices(t, mats):
+    """Multiply the trailing ``len(mats)`` axes of ``t`` by one (out, in) matrix each (ember ops)."""
+    F = _F()
+    nd = len(mats)
+    for i, m in enumerate(mats):
+        axis = t.ndim - nd + i
+        t = F.linear(t.movedim(axis, -1), m).movedim(-1, axis)
+    return t
+
+
+def _np_dtype(dtype):
+    import numpy as np
+
+    return np.dtype(np.float64) if dtype is _dt.float64 else np.dtype(np.float32)
+
+
+@_ADAPTIVE_AVG_POOL.grad_rule(saves="none")
+def _adaptive_avg_pool_grad(ctx, g):
+    from ..kernels.cpu.nn import _adaptive_matrix
+
+    shape, dtype = ctx.input_meta[0]
+    nd = len(ctx.attrs["output_size"])
+    ct = _np_dtype(dtype)
+    mats = [_const(_adaptive_matrix(s, o, ct).T.copy(), dtype) for s, o in zip(shape[-nd:], g._shape[-nd:], strict=True)]
+    return (_apply_matrices(g, mats),)
+
+
+@_INTERPOLATE.grad_rule(saves="none")
+def _interpolate_grad(ctx, g):
+    import numpy as np
+
+    from ..kernels.cpu.nn import _linear_matrix, _nearest_index
+
+    attrs = ctx.attrs
+    shape, dtype = ctx.input_meta[0]
+    mode = attrs["mode"]
+    spatial, o_size, scales = shape[2:], g._shape[2:], attrs["scales"]
+    if mode in ("nearest", "nearest-exact"):
+        F = _F()
+        grad = g
+        for i in reversed(range(len(spatial))):
+            idx = _const(np.asarray(_nearest_index(spatial[i], o_size[i], scales[i], mode == "nearest-exact"), np.int64), _dt.int64)
+            target = list(grad._shape)
+            target[2 + i] = spatial[i]
+            grad = F.zeros(tuple(target), dtype=grad._dtype).index_add(2 + i, idx, grad)
+        return (grad,)
+    ct = _np_dtype(dtype)
+    mats = [_const(_linear_matrix(s, o, sc, attrs["align_corners"], mode == "bicubic", ct).T.copy(), dtype)
+            for s, o, sc in zip(spatial, o_size, scales, strict=True)]
+    return (_apply_matrices(g, mats),)
+
+
+# --- normalization
+
+
+def _normalize_backward(gxh, xhat, rstd, dims):
+    """d/dx of xhat = (x - mean) * rstd over ``dims``, contracted with ``gxh``."""
+    return rstd * (gxh - gxh.mean(dim=dims, keepdim=True) - xhat * (gxh * xhat).mean(dim=dims, keepdim=True))
+
+
+@_BATCH_NORM.grad_rule(saves="both")
+def _batch_norm_grad(ctx, g, g_mean=None, g_var=None):
+    attrs = ctx.attrs
+    inputs = list(ctx.inputs)
+    x = inputs.pop(0)
+    c = x._shape[1]
+    bshape = (c,) + (1,) * (x.ndim - 2)
+    axes = (0, *range(2, x.ndim))
+    i = 1
+    rm = rv = None
+    if not attrs["training"]:
+        rm, rv = inputs.pop(0), inputs.pop(0)
+        i = 3
+    weight = inputs.pop(0) if attrs["has_weight"] else None
+    i_w = i if weight is not None else None
+    i_b = (i + 1 if weight is not None else i) if attrs["has_bias"] else None
+    eps = attrs["eps"]
+    grads = [None] * (1 + (0 if attrs["training"] else 2) + attrs["has_weight"] + attrs["has_bias"])
+    if attrs["training"]:
+        _, mean, var = ctx.outputs
+        mean, var = _as_dtype(mean, x._dtype).reshape(bshape), _as_dtype(var, x._dtype).reshape(bshape)
+    else:
+        mean, var = _as_dtype(rm, x._dtype).reshape(bshape), _as_dtype(rv, x._dtype).reshape(bshape)
+    rstd = (var + eps).rsqrt()
+    xc = x - mean
+    xhat = xc * rstd
+    w = None if weight is None else _as_dtype(weight, x._dtype).reshape(bshape)
+    gxh = g if w is None else g * w
+    if _needs(ctx, 0):
+        if attrs["training"]:
+            gx = _normalize_backward(gxh, xhat, rstd, axes)
+            count = math.prod(x._shape) // c
+            if g_mean is not None:
+                gx = gx + _as_dtype(g_mean, x._dtype).reshape(bshape) / count
+            if g_var is not None:
+                gx = gx + _as_dtype(g_var, x._dtype).reshape(bshape) * 2 * xc / count
+        else:
+            gx = gxh * rstd
+        grads[0] = gx
+    if not attrs["training"]:
+        if _needs(ctx, 1):
+            grads[1] = _as_dtype(-(gxh * rstd).sum(dim=axes), rm._dtype)
+        if _needs(ctx, 2):
+            grads[2] = _as_dtype((gxh * xc).sum(dim=axes) * (-0.5) * rstd.reshape(c) ** 3, rv._dtype)
+    if i_w is not None and _needs(ctx, i_w):
+        grads[i_w] = _as_dtype((g * xhat).sum(dim=axes), weight._dtype)
+    if i_b is not None and _needs(ctx, i_b):
+        grads[i_b] = _as_dtype(g.sum(dim=axes), ctx.input_meta[i_b][1])
+    return tuple(grads)
+
+
+@_LAYER_NORM.grad_rule(saves="inputs")
+def _layer_norm_grad(ctx, g):
+    attrs = ctx.attrs
+    x, *params = ctx.inputs
+    k = attrs["ndim"]
+    dims = tuple(range(x.ndim - k, x.ndim))
+    lead = tuple(range(x.ndim - k))
+    mean = x.mean(dim=dims, keepdim=True)
+    xc = x - mean
+    rstd = ((xc * xc).mean(dim=dims, keepdim=True) + attrs["eps"]).rsqrt()
+    xhat = xc * rstd
+    weight = params.pop(0) if attrs["has_weight"] else None
+    gxh = g if weight is None else g * weight
+    grads = [_normalize_backward(gxh, xhat, rstd, dims) if _needs(ctx, 0) else None]
+    if weight is not None:
+        grads.append((g * xhat).sum(dim=lead) if _needs(ctx, 1) and lead else (g * xhat) if _needs(ctx, 1) else None)
+    if attrs["has_bias"]:
+        i = len(grads)
+        grads.append((g.sum(dim=lead) if lead else g) if _needs(ctx, i) else None)
+    return tuple(grads)
+
+
+@_RMS_NORM.grad_rule(saves="inputs")
+def _rms_norm_grad(ctx, g):
+    x, *params = ctx.inputs
+    k = ctx.attrs["ndim"]
+    dims = tuple(range(x.ndim - k, x.ndim))
+    lead = tuple(range(x.ndim - k))
+    r = ((x * x).mean(dim=dims, keepdim=True) + ctx.attrs["eps"]).rsqrt()
+    weight = params[0] if params else None
+    gw = g if weight is None else g * weight
+    grads = [r * (gw - x * (r * r) * (gw * x).mean(dim=dims, keepdim=True)) if _needs(ctx, 0) else None]
+    if weight is not None:
+        gwt = g * x * r
+        grads.append((gwt.sum(dim=lead) if lead else gwt) if _needs(ctx, 1) else None)
+    return tuple(grads)
+
+
+@_GROUP_NORM.grad_rule(saves="inputs")
+def _group_norm_grad(ctx, g):
+    attrs = ctx.attrs
+    x, *params = ctx.inputs
+    n, c = x._shape[:2]
+    groups = attrs["num_groups"]
+    bshape = (c,) + (1,) * (x.ndim - 2)
+    axes = (0, *range(2, x.ndim))
+    xg = x.reshape(n, groups, -1)
+    mean = xg.mean(dim=2, keepdim=True)
+    xc = xg - mean
+    rstd = ((xc * xc).mean(dim=2, keepdim=True) + attrs["eps"]).rsqrt()
+    xhat = xc * rstd
+    weight = params.pop(0) if attrs["has_weight"] else None
+    gxh = g if weight is None else g * weight.reshape(bshape)
+    grads = [_normalize_backward(gxh.reshape(n, groups, -1), xhat, rstd, (2,)).reshape(x._shape) if _needs(ctx, 0) else None]
+    if weight is not None:
+        grads.append((g * xhat.reshape(x._shape)).sum(dim=axes) if _needs(ctx, 1) else None)
+    if attrs["has_bias"]:
+        i = len(grads)
+        grads.append(g.sum(dim=axes) if _needs(ctx, i) else None)
+    return tuple(grads)
+
+
+# --- dropout, embedding
+
+
+@_DROPOUT.grad_rule(saves="outputs")
+def _dropout_grad(ctx, g, _g_mask=None):
+    _, mask = ctx.outputs
+    p = ctx.attrs["p"]
+    return (g * mask * (0.0 if p >= 1 else 1 / (1 - p)),)
+
+
+@_EMBEDDING.grad_rule(saves="inputs")
+def _embedding_grad(ctx, g):
+    F = _F()
+    _, idx = ctx.inputs
+    (v, d), dtype = ctx.input_meta[0]
+    flat = idx.reshape(-1)
+    rows = g.reshape(-1, d)
+    pad = ctx.attrs.get("padding_idx")
+    if pad is not None:
+        rows = rows * (flat != pad).unsqueeze(-1)
+    if ctx.attrs.get("scale_grad_by_freq"):
+        counts = F.zeros((v,), dtype=dtype).index_add(0, flat, F.ones(flat._shape, dtype=dtype))
+        rows = rows / F.take(counts, flat).unsqueeze(-1)
+    return (F.zeros((v, d), dtype=dtype).index_add(0, flat, rows), None)
+
+
+# --- attention
+
+
+@_SDPA.grad_rule(saves="inputs")
+def _sdpa_grad(ctx, g):
+    from .common import sum_to
+
+    F = _F()
+    attrs = ctx.attrs
+    if attrs["dropout_p"] > 0:
+        raise NotImplementedError("the derivative of scaled_dot_product_attention with dropout_p > 0 is not implemented (its mask is not saved)")
+    q, k, v, *mask = ctx.inputs
+    rep = attrs["gqa_repeat"]
+    kr = k.repeat_interleave(rep, dim=-3) if rep != 1 else k
+    vr = v.repeat_interleave(rep, dim=-3) if rep != 1 else v
+    scale = attrs["scale"]
+    s = F.matmul(q, kr.transpose(-1, -2)) * scale
+    length, src_len = q._shape[-2], k._shape[-2]
+    if mask:
+        m = mask[0]
+        s = F.where(m, s, float("-inf")) if m._dtype is _dt.bool_ else s + m
+    if attrs["is_causal"]:
+        s = F.where(_F().ones((length, src_len), dtype=_dt.bool_).tril(), s, float("-inf"))
+    p = F.softmax(s, -1)
+    p = F.where(F.isnan(p), 0.0, p)  # fully masked rows are zeros
+    dp = F.matmul(g, vr.transpose(-1, -2))
+    ds = p * (dp - (dp * p).sum(dim=-1, keepdim=True))
+
+    def unrepeat(t, shape):
+        if rep != 1:
+            t = sum_to(t, (*t._shape[:-3], shape[-3] * rep, *t._shape[-2:]))
+            t = t.reshape(*t._shape[:-3], shape[-3], rep, *t._shape[-2:]).sum(dim=-3)
+        return sum_to(t, shape)
+
+    grads = [
+        sum_to(F.matmul(ds, kr) * scale, q._shape) if _needs(ctx, 0) else None,
+        unrepeat(F.matmul(ds.transpose(-1, -2), q) * scale, k._shape) if _needs(ctx, 1) else None,
+        unrepeat(F.matmul(p.transpose(-1, -2), g), v._shape) if _needs(ctx, 2) else None,
+    ]
+    if mask:
+        grads.append(sum_to(ds, mask[0]._shape) if mask[0]._dtype is not _dt.bool_ and _needs(ctx, 3) else None)
+    return tuple(grads)

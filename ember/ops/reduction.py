@@ -387,3 +387,197 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None, out=None):
             return linalg.matrix_norm_impl(input, p, dims, keepdim, dtype, out)
         raise RuntimeError(f"norm(): unsupported p {p!r} (expected a number, 'fro' or 'nuc')")
     return linalg.vector_norm_impl(input, p, dim, keepdim, dtype, out, op="norm")
+
+
+# ---------------------------------------------------------------------------------------
+# derivatives (PyTorch's formulas, derivatives.yaml / FunctionsManual), written with ember's ops
+# so they differentiate again; integer inputs get no gradient
+
+
+def _F():
+    from . import functional
+
+    return functional
+
+
+def _float_input(ctx, i: int = 0) -> bool:
+    dtype = ctx.input_meta[i][1]
+    return dtype.is_floating_point or dtype.is_complex
+
+
+def _as_input_dtype(g, ctx, i: int = 0):
+    dtype = ctx.input_meta[i][1]
+    return g if g._dtype is dtype else g.to(dtype)
+
+
+def _unreduce(g, shape: tuple, dims: tuple, keepdim: bool):
+    """``g`` (a reduction's gradient) with the reduced dims restored as size 1 (keepdim)."""
+    kept = reduced_shape(shape, dims, True)
+    return g if keepdim or g._shape == kept else g.reshape(kept)
+
+
+def _expand_grad(ctx, g):
+    shape = ctx.input_meta[0][0]
+    return _unreduce(g, shape, ctx.attrs["dims"], ctx.attrs["keepdim"]).expand(shape)
+
+
+def _count(shape: tuple, dims: tuple) -> int:
+    n = 1
+    for d in dims:
+        n *= shape[d]
+    return n
+
+
+@SUM.grad_rule(saves="none")
+def _sum_grad(ctx, g):
+    if not _float_input(ctx):
+        return (None,)
+    return (_as_input_dtype(_expand_grad(ctx, g), ctx),)
+
+
+@MEAN.grad_rule(saves="none")
+def _mean_grad(ctx, g):
+    if not _float_input(ctx):
+        return (None,)
+    n = _count(ctx.input_meta[0][0], ctx.attrs["dims"])
+    return (_as_input_dtype(_expand_grad(ctx, g) / n, ctx),)
+
+
+def _exclusive_cumprod(x, dim: int, reverse: bool = False):
+    """prod of the elements strictly before (after, when ``reverse``) each one along ``dim``."""
+    F = _F()
+    if reverse:
+        return _exclusive_cumprod(x.flip((dim,)), dim).flip((dim,))
+    n = x._shape[dim]
+    ones = F.ones_like(x.narrow(dim, 0, 1))
+    return F.cat([ones, x.narrow(dim, 0, n - 1)], dim).cumprod(dim)
+
+
+def _has_zero(x) -> bool:
+    return bool((x == 0).any().item())
+
+
+@PROD.grad_rule(saves="both")
+def _prod_grad(ctx, g):
+    if not _float_input(ctx):
+        return (None,)
+    (x,) = ctx.inputs
+    (out,) = ctx.outputs
+    shape, dims, keepdim = x._shape, ctx.attrs["dims"], ctx.attrs["keepdim"]
+    g = _unreduce(g, shape, dims, keepdim)
+    out = _as_input_dtype(_unreduce(out, shape, dims, keepdim), ctx)
+    g = _as_input_dtype(g, ctx)
+    if x.numel() == 0:
+        return (g.expand(shape) * 0,)
+    if not _has_zero(x):
+        return (g * out.conj() / x.conj(),)
+    # zeros: the product of the others, as products of the elements before and after each one
+    if not dims:
+        return (g.expand(shape),)
+    rest = [d for d in range(x.ndim) if d not in dims]
+    perm = tuple(rest) + tuple(dims)
+    xp = x.permute(perm)
+    flat = xp.reshape((*xp._shape[: len(rest)], -1))
+    others = _exclusive_cumprod(flat, -1) * _exclusive_cumprod(flat, -1, reverse=True)
+    others = others.reshape(xp._shape).permute(tuple(perm.index(i) for i in range(x.ndim)))
+    return (g * others.conj(),)
+
+
+def _extremum_grad(ctx, g):
+    (x,) = ctx.inputs
+    (out,) = ctx.outputs
+    shape, dims, keepdim = x._shape, ctx.attrs["dims"], ctx.attrs["keepdim"]
+    mask = (x == _unreduce(out, shape, dims, keepdim)).to(g._dtype)
+    count = mask.sum(dim=dims, keepdim=True) if dims else mask
+    return (_unreduce(g, shape, dims, keepdim) * mask / count,)
+
+
+AMAX.grad_rule(saves="both")(_extremum_grad)
+AMIN.grad_rule(saves="both")(_extremum_grad)
+
+
+def _dim_extremum_grad(ctx, g, g_indices=None):
+    (indices,) = ctx.outputs[1:]
+    shape, dims, keepdim = ctx.input_meta[0][0], ctx.attrs["dims"], ctx.attrs["keepdim"]
+    if not dims:
+        return (g,)
+    (d,) = dims
+    g = _unreduce(g, shape, dims, keepdim)
+    indices = _unreduce(indices, shape, dims, keepdim)
+    F = _F()
+    positions = F.arange(shape[d]).reshape((shape[d],) + (1,) * (len(shape) - d - 1))
+    return (g * (positions == indices).to(g._dtype),)
+
+
+MAX_DIM.grad_rule(saves="outputs")(_dim_extremum_grad)
+MIN_DIM.grad_rule(saves="outputs")(_dim_extremum_grad)
+
+
+def _centered(x, dims):
+    return x - x.mean(dim=dims, keepdim=True) if dims else x * 0
+
+
+@VAR.grad_rule(saves="inputs")
+def _var_grad(ctx, g):
+    (x,) = ctx.inputs
+    dims = ctx.attrs["dims"]
+    n = _count(x._shape, dims) - ctx.attrs["correction"]
+    return ((2.0 / n) * _unreduce(g, x._shape, dims, ctx.attrs["keepdim"]) * _centered(x, dims),)
+
+
+@STD.grad_rule(saves="both")
+def _std_grad(ctx, g):
+    (x,) = ctx.inputs
+    (out,) = ctx.outputs
+    dims, keepdim = ctx.attrs["dims"], ctx.attrs["keepdim"]
+    n = _count(x._shape, dims) - ctx.attrs["correction"]
+    out = _unreduce(out, x._shape, dims, keepdim)
+    scale = _F().where(out == 0, 0.0, _unreduce(g, x._shape, dims, keepdim) / (n * out))
+    return (scale * _centered(x, dims),)
+
+
+@LOGSUMEXP.grad_rule(saves="both")
+def _logsumexp_grad(ctx, g):
+    (x,) = ctx.inputs
+    (out,) = ctx.outputs
+    if not _float_input(ctx):
+        return (None,)
+    dims, keepdim = ctx.attrs["dims"], ctx.attrs["keepdim"]
+    return (_unreduce(g, x._shape, dims, keepdim) * (x - _unreduce(out, x._shape, dims, keepdim)).exp(),)
+
+
+@CUMSUM.grad_rule(saves="none")
+def _cumsum_grad(ctx, g):
+    if not _float_input(ctx):
+        return (None,)
+    if g.ndim == 0:
+        return (_as_input_dtype(g, ctx),)
+    d = ctx.attrs["dim"]
+    return (_as_input_dtype(g.flip((d,)).cumsum(d).flip((d,)), ctx),)
+
+
+@CUMPROD.grad_rule(saves="both")
+def _cumprod_grad(ctx, g):
+    if not _float_input(ctx):
+        return (None,)
+    (x,) = ctx.inputs
+    (out,) = ctx.outputs
+    g = _as_input_dtype(g, ctx)
+    if x.ndim == 0 or x.numel() == 0:
+        return (g,)
+    out = _as_input_dtype(out, ctx)
+    d = ctx.attrs["dim"]
+    if not _has_zero(x):
+        return ((g * out.conj()).flip((d,)).cumsum(d).flip((d,)) / x.conj(),)
+    # zeros: dy_k/dx_i = prod_{j<i} x_j * prod_{i<j<=k} x_j (k >= i), as an n x n triangle along a new dim
+    F = _F()
+    n = x._shape[d]
+    xm = x.movedim(d, -1)
+    gm = g.movedim(d, -1)
+    i = F.arange(n).reshape((n, 1))
+    j = F.arange(n).reshape((1, n))
+    after = F.where(j > i, xm.unsqueeze(-2), F.ones_like(xm).unsqueeze(-2))  # (..., i, j)
+    partial = after.cumprod(-1) * (j >= i).to(x._dtype)  # prod_{i<j'<=k} x_j' at (i, k), k >= i
+    before = _exclusive_cumprod(xm, -1)
+    grad = before.conj() * (partial.conj() * gm.unsqueeze(-2)).sum(-1)
+    return (grad.movedim(-1, d),)

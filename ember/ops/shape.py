@@ -723,3 +723,286 @@ def _infer_diag_embed(attrs, x):
 @functor("DiagEmbed")
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     return _run(_DIAG_EMBED, (input,), {"offset": offset, "dim1": dim1, "dim2": dim2})
+
+
+# -- derivatives ---------------------------------------------------------------------------------
+# Written with ember's ops (so they differentiate again). View ops undo their layout change on
+# the gradient; ops that read input positions several times (or some not at all) add the
+# gradient back with ``index_add`` at the positions they read (``_positions``).
+
+
+def _F():
+    from . import functional
+
+    return functional
+
+
+def _positions(op: OpExpr, attrs: dict, shape: tuple) -> tuple:
+    """The flat input positions each output element of the view op ``op`` reads: the op applied
+    to an ``arange`` of ``shape`` (metadata only; nothing is recorded)."""
+    base = _F().arange(math.prod(shape)).reshape(shape)
+    return op.view(attrs, base)
+
+
+def _scatter_back(g, pos, shape: tuple):
+    """Zeros of ``shape`` with ``g`` added at the flat positions ``pos`` (``g``'s shape)."""
+    F = _F()
+    flat = F.zeros(math.prod(shape), dtype=g.dtype)
+    return F.index_add(flat, 0, pos.reshape(-1), g.reshape(-1)).reshape(shape)
+
+
+def _pad_dim(g, ndim: int, d: int, before: int, after: int):
+    """``g`` padded with zeros (or narrowed, for negative amounts) along ``d``."""
+    return _F().pad(g, (0, 0) * (ndim - 1 - d) + (before, after))
+
+
+def _in_shape(ctx, i: int = 0) -> tuple:
+    return ctx.input_meta[i][0]
+
+
+def _reshape_grad(ctx, g):
+    return (g.reshape(_in_shape(ctx)),)
+
+
+_VIEW.grad_rule(saves="none")(_reshape_grad)
+_RESHAPE_COPY.grad_rule(saves="none")(_reshape_grad)
+_SQUEEZE.grad_rule(saves="none")(_reshape_grad)
+_UNSQUEEZE.grad_rule(saves="none")(_reshape_grad)
+VIEW_OPS["unflatten"].grad_rule(saves="none")(_reshape_grad)
+
+
+@_VIEW_DTYPE.grad_rule(saves="none")
+def _view_dtype_grad(ctx, g):
+    old, new = ctx.input_meta[0][1], ctx.output_meta[0][1]
+    if old is new:
+        return (g,)
+    raise RuntimeError(
+        f"view(dtype) is not differentiable: viewing {old} as {new} reinterprets bits (as in PyTorch); "
+        "detach() before the view, or use .to(dtype) to convert values"
+    )
+
+
+@VIEW_OPS["transpose"].grad_rule(saves="none")
+def _transpose_grad(ctx, g):
+    return (g.transpose(ctx.attrs["dim0"], ctx.attrs["dim1"]),)
+
+
+@_PERMUTE.grad_rule(saves="none")
+def _permute_grad(ctx, g):
+    ndim = len(_in_shape(ctx))
+    dims = [wrap_dim(d, ndim, "permute") for d in ctx.attrs["dims"]]
+    inverse = [0] * ndim
+    for i, d in enumerate(dims):
+        inverse[d] = i
+    return (g.permute(tuple(inverse)),)
+
+
+@VIEW_OPS["movedim"].grad_rule(saves="none")
+def _movedim_grad(ctx, g):
+    return (_F().movedim(g, ctx.attrs["destination"], ctx.attrs["source"]),)
+
+
+@VIEW_OPS["t"].grad_rule(saves="none")
+def _t_grad(ctx, g):
+    return (g.t(),)
+
+
+@VIEW_OPS["T"].grad_rule(saves="none")
+def _T_grad(ctx, g):
+    return (g.permute(tuple(range(g.ndim - 1, -1, -1))),)
+
+
+@VIEW_OPS["mT"].grad_rule(saves="none")
+def _mT_grad(ctx, g):
+    return (g.transpose(-2, -1),)
+
+
+def _sum_to_grad(ctx, g):
+    from .common import sum_to
+
+    return (sum_to(g, _in_shape(ctx)),)
+
+
+_EXPAND.grad_rule(saves="none")(_sum_to_grad)
+VIEW_OPS["broadcast_to"].grad_rule(saves="none")(_sum_to_grad)
+
+
+@VIEW_OPS["narrow"].grad_rule(saves="none")
+def _narrow_grad(ctx, g):
+    shape = _in_shape(ctx)
+    d = wrap_dim(ctx.attrs["dim"], len(shape), "narrow")
+    start, length = ctx.attrs["start"], ctx.attrs["length"]
+    if start < 0:
+        start += shape[d]
+    return (_pad_dim(g, len(shape), d, start, shape[d] - start - length),)
+
+
+@VIEW_OPS["select"].grad_rule(saves="none")
+def _select_grad(ctx, g):
+    shape = _in_shape(ctx)
+    d = wrap_dim(ctx.attrs["dim"], len(shape), "select")
+    i = ctx.attrs["index"]
+    if i < 0:
+        i += shape[d]
+    return (_pad_dim(g.unsqueeze(d), len(shape), d, i, shape[d] - i - 1),)
+
+
+@VIEW_OPS["unbind"].grad_rule(saves="none")
+def _unbind_grad(ctx, *grads):
+    return (_F().stack(grads, wrap_dim(ctx.attrs["dim"], len(_in_shape(ctx)), "unbind")),)
+
+
+def _cat_grads(ctx, *grads):
+    d = wrap_dim(ctx.attrs["dim"], len(_in_shape(ctx)), "split")
+    return (_F().cat(grads, d) if len(grads) > 1 else grads[0].reshape(_in_shape(ctx)),)
+
+
+_SPLIT.grad_rule(saves="none")(_cat_grads)
+_TENSOR_SPLIT.grad_rule(saves="none")(_cat_grads)
+VIEW_OPS["chunk"].grad_rule(saves="none")(_cat_grads)
+
+
+def view_scatter_grad(op: OpExpr):
+    """Register the derivative of a view op that reads input elements once, several times
+    (``index_add`` sums them) or not at all: ``g`` added back at the positions the view reads."""
+
+    def grad(ctx, g):
+        shape = _in_shape(ctx)
+        (pos,) = _positions(op, ctx.attrs, shape)
+        return (_scatter_back(g, pos, shape),)
+
+    op.grad_rule(saves="none")(named(grad, f"_{op.name}_grad"))
+
+
+view_scatter_grad(VIEW_OPS["diagonal"])
+view_scatter_grad(VIEW_OPS["unfold"])
+
+
+@VIEW_OPS["as_strided"].grad_rule(saves="inputs")
+def _as_strided_grad(ctx, g):
+    """``g`` added into zeros over the storage extent through the output's strides, then read
+    back through the input's (which must not overlap itself)."""
+    import numpy as np
+
+    (x,) = ctx.inputs
+    size, stride, offset = ctx.attrs["size"], ctx.attrs["stride"], ctx.attrs["storage_offset"]
+    if offset is None:
+        offset = x._offset
+
+    def flat_positions(shape, strides, start):
+        pos = np.full(tuple(shape), start, dtype=np.int64)
+        for k, (n, s) in enumerate(zip(shape, strides, strict=True)):
+            pos = pos + (np.arange(n, dtype=np.int64) * s).reshape([n if j == k else 1 for j in range(len(shape))])
+        return pos
+
+    pos_in = flat_positions(x._shape, x._stride, x._offset)
+    if np.unique(pos_in).size != pos_in.size:
+        raise NotImplementedError("as_strided(): the derivative for an input whose elements overlap in memory is not supported")
+    pos_out = flat_positions(size, stride, offset)
+    lo = int(min(pos_in.min(initial=0), pos_out.min(initial=0)))
+    extent = int(max(pos_in.max(initial=0), pos_out.max(initial=0))) - lo + 1
+    F = _F()
+    from ..interop.numpy import from_numpy
+
+    storage = _scatter_back(g, from_numpy(pos_out - lo), (extent,))
+    return (F.take(storage, from_numpy(pos_in - lo)),)
+
+
+# -- derivatives of the copying ops -----------------------------------------------------------------
+
+
+@_CAT.grad_rule(saves="none")
+def _cat_grad(ctx, g):
+    kept = [i for i, (shape, _) in enumerate(ctx.input_meta) if not (len(shape) == 1 and shape[0] == 0)]
+    grads = [None] * len(ctx.input_meta)
+    for i, (shape, dtype) in enumerate(ctx.input_meta):
+        if i not in kept:
+            grads[i] = _F().zeros(shape, dtype=dtype)
+    if kept:
+        ndim = len(ctx.input_meta[kept[0]][0])
+        d = wrap_dim(ctx.attrs["dim"], ndim, "cat")
+        start = 0
+        for i in kept:
+            shape, dtype = ctx.input_meta[i]
+            gi = g.narrow(d, start, shape[d])
+            start += shape[d]
+            grads[i] = gi if dtype is g.dtype else gi.to(dtype)
+    return tuple(grads)
+
+
+@_FLIP.grad_rule(saves="none")
+def _flip_grad(ctx, g):
+    return (g.flip(ctx.attrs["dims"]),)
+
+
+@_ROLL.grad_rule(saves="none")
+def _roll_grad(ctx, g):
+    return (_F().roll(g, tuple(-s for s in ctx.attrs["shifts"]), ctx.attrs["dims"]),)
+
+
+@_REPEAT.grad_rule(saves="none")
+def _repeat_grad(ctx, g):
+    shape = _in_shape(ctx)
+    repeats = ctx.attrs["repeats"]
+    padded = (1,) * (len(repeats) - len(shape)) + tuple(shape)
+    split = tuple(v for r, s in zip(repeats, padded, strict=True) for v in (r, s))
+    summed = g.reshape(split).sum(dim=tuple(range(0, 2 * len(repeats), 2))) if repeats else g
+    return (summed.reshape(shape),)
+
+
+@_REPEAT_INTERLEAVE.grad_rule(saves="inputs")
+def _repeat_interleave_grad(ctx, g):
+    import numpy as np
+
+    from ..interop.numpy import from_numpy
+
+    _, repeats = ctx.inputs
+    shape = _in_shape(ctx)
+    d = ctx.attrs["dim"]
+    r = repeats._host_array().reshape(-1).astype(np.int64)
+    index = np.repeat(np.arange(shape[d], dtype=np.int64), r[0] if r.size == 1 else r)
+    zeros = _F().zeros(shape, dtype=g.dtype)
+    return _F().index_add(zeros, d, from_numpy(index), g), None
+
+
+@_PAD.grad_rule(saves="none")
+def _pad_grad(ctx, g):
+    pad, mode = ctx.attrs["pad"], ctx.attrs["mode"]
+    shape = _in_shape(ctx)
+    if mode == "constant":
+        return (_F().pad(g, tuple(-p for p in pad)),)
+    base = _F().arange(math.prod(shape)).reshape(shape)
+    pos = _F().pad(base, pad, mode=mode)
+    return (_scatter_back(g, pos, shape),)
+
+
+def _op(name: str) -> OpExpr:
+    from ..dispatch import OP_REGISTRY
+
+    return OP_REGISTRY[name]
+
+
+@_op("tril").grad_rule(saves="none")
+def _tril_grad(ctx, g):
+    return (g.tril(ctx.attrs["diagonal"]),)
+
+
+@_op("triu").grad_rule(saves="none")
+def _triu_grad(ctx, g):
+    return (g.triu(ctx.attrs["diagonal"]),)
+
+
+@_DIAG.grad_rule(saves="none")
+def _diag_grad(ctx, g):
+    shape = _in_shape(ctx)
+    k = ctx.attrs["diagonal"]
+    if len(shape) == 1:
+        return (g.diagonal(k, 0, 1),)
+    (pos,) = _positions(VIEW_OPS["diagonal"], {"offset": k, "dim1": 0, "dim2": 1}, shape)
+    return (_scatter_back(g, pos, shape),)
+
+
+@_DIAG_EMBED.grad_rule(saves="none")
+def _diag_embed_grad(ctx, g):
+    a = ctx.attrs
+    return (g.diagonal(a["offset"], a["dim1"], a["dim2"]),)

@@ -13,7 +13,7 @@ def test_trace_records_every_hop_of_each_call():
         x * 3
     assert [j.function for j in t.journeys] == ["relu", "__add__", "__mul__"]
     relu, add, mul = t.journeys
-    assert (relu.functor, relu.interpreter, relu.op, relu.kernel) == ("ReluInplace", "eager-local", "relu", "relu[cpu]")
+    assert (relu.functor, relu.interpreter, relu.op, relu.kernel) == ("ReluInplace", "autograd > eager-local", "relu", "relu[cpu]")
     assert relu.inputs == [((2,), ember.float32)] and relu.outputs == [((2,), ember.float32)]
     assert relu.allocations == [(8, "CPUAllocator")]
     assert relu.stream.startswith("Stream cpu")

@@ -1,0 +1,110 @@
+"""Autograd: the interpreter that records backward nodes, the graph, the engine, grad modes.
+
+Importing this package installs ``AutogradInterpreter(eager)`` as the default interpreter and
+gives tensors ``backward``, ``retain_grad``, ``register_hook`` and ``data``. Derivatives live
+beside their ops (``OpExpr.grad_rule`` in ``ember/ops/<family>.py``).
+
+>>> import ember
+>>> w = ember.tensor([[1.0, 2.0]], requires_grad=True)
+>>> loss = (w @ ember.tensor([[3.0], [4.0]])).relu().sum()
+>>> loss.backward()
+>>> w.grad
+tensor([[3., 4.]])
+"""
+
+from __future__ import annotations
+
+from .._core.tensor import Tensor
+from ..dispatch import interpreter as _interp
+from . import engine, grad_mode, graph
+from .engine import backward, grad
+from .grad_mode import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .graph import AccumulateGrad, Node
+from .interpreter import AutogradInterpreter, note_write_site
+
+__all__ = [
+    "AccumulateGrad",
+    "AutogradInterpreter",
+    "GradcheckError",
+    "Node",
+    "backward",
+    "enable_grad",
+    "engine",
+    "grad",
+    "grad_mode",
+    "gradcheck",
+    "gradgradcheck",
+    "graph",
+    "inference_mode",
+    "is_grad_enabled",
+    "is_inference_mode_enabled",
+    "no_grad",
+    "set_grad_enabled",
+]
+
+AUTOGRAD = AutogradInterpreter(_interp.EAGER)
+_interp.set_default_interpreter(AUTOGRAD)
+_interp.INPLACE_WRITE_HOOKS.append(note_write_site)
+
+
+def _backward(self: Tensor, gradient=None, retain_graph=None, create_graph: bool = False, inputs=None) -> None:
+    """Add the gradient of this tensor with respect to the graph's leaves into their ``.grad``."""
+    backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
+
+
+def _retain_grad(self: Tensor) -> None:
+    """Keep ``.grad`` for this non-leaf tensor too."""
+    if not self._requires_grad:
+        raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    if self.grad_fn is not None:
+        engine.RETAINS_GRAD[self] = True
+
+
+def _retains_grad(self: Tensor) -> bool:
+    return self in engine.RETAINS_GRAD
+
+
+def _register_hook(self: Tensor, hook):
+    """``hook(grad)`` whenever this tensor's gradient is computed; may return a new one."""
+    if not self._requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    hooks = engine.TENSOR_HOOKS.setdefault(self, [])
+    hooks.append(hook)
+    return graph._Handle(hooks, hook)
+
+
+def _register_post_accumulate_grad_hook(self: Tensor, hook):
+    """``hook(tensor)`` after a leaf's ``.grad`` has been accumulated."""
+    if self.grad_fn is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    hooks = engine.POST_ACCUMULATE_HOOKS.setdefault(self, [])
+    hooks.append(hook)
+    return graph._Handle(hooks, hook)
+
+
+def _get_data(self: Tensor) -> Tensor:
+    return self.detach()
+
+
+def _set_data(self: Tensor, value: Tensor) -> None:
+    if not isinstance(value, Tensor):
+        raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
+    self._storage, self._offset, self._shape, self._stride, self._dtype = value._storage, value._offset, value._shape, value._stride, value._dtype
+    self._np_src = None
+
+
+def _detach_(self: Tensor) -> Tensor:
+    """Make this tensor a leaf that requires no grad, in place."""
+    self.grad_fn = None
+    self._requires_grad = False
+    return self
+
+
+Tensor.backward = _backward
+Tensor.retain_grad = _retain_grad
+Tensor.retains_grad = property(_retains_grad)
+Tensor.register_hook = _register_hook
+Tensor.register_post_accumulate_grad_hook = _register_post_accumulate_grad_hook
+Tensor.data = property(_get_data, _set_data)
+Tensor.detach_ = _detach_

@@ -1,0 +1,211 @@
+"""The engine: run the backward graph from some outputs, dependency-counted.
+
+``backward`` counts, for each node reachable from the roots, how many edges lead into it;
+a node runs once every gradient for it has arrived (summed per output), latest-recorded
+first among the ready ones, as PyTorch's engine orders them. Leaves' ``AccumulateGrad`` add
+into ``.grad``; ``grad()`` captures the gradients of chosen inputs instead.
+
+>>> import ember
+>>> x = ember.tensor([1.0, 2.0], requires_grad=True)
+>>> (x * x).sum().backward()
+>>> x.grad
+tensor([2., 4.])
+"""
+
+from __future__ import annotations
+
+import heapq
+
+from .._core.tensor import Tensor
+from . import grad_mode
+from .graph import AccumulateGrad, OpNode, TensorMap, accumulate_grad_node
+
+__all__ = ["backward", "grad"]
+
+# tensors whose .grad is kept although they are not leaves (Tensor.retain_grad)
+RETAINS_GRAD = TensorMap()  # tensor -> True
+# tensor -> hooks on its gradient (Tensor.register_hook), and leaves' post-accumulate hooks
+TENSOR_HOOKS = TensorMap()
+POST_ACCUMULATE_HOOKS = TensorMap()
+
+
+def _roots(tensors, grad_tensors, create_graph: bool, api: str) -> list[tuple]:
+    from .._core.tensor import tensor as _tensor
+
+    if isinstance(tensors, Tensor):
+        tensors = (tensors,)
+    tensors = tuple(tensors)
+    if grad_tensors is None or isinstance(grad_tensors, Tensor):
+        grad_tensors = (grad_tensors,) * len(tensors) if grad_tensors is None else (grad_tensors,)
+    grad_tensors = tuple(grad_tensors)
+    if len(grad_tensors) != len(tensors):
+        raise RuntimeError(f"{api}: got {len(grad_tensors)} gradients for {len(tensors)} tensors")
+    roots = []
+    for i, (t, g) in enumerate(zip(tensors, grad_tensors, strict=True)):
+        if not t._requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        if g is None:
+            if t.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            g = _tensor(1.0, dtype=t._dtype).reshape(t._shape)
+        elif tuple(g.shape) != tuple(t._shape):
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {list(g.shape)} and output[{i}] has a shape of {list(t._shape)}.")
+        node = t.grad_fn if t.grad_fn is not None else accumulate_grad_node(t)
+        from .interpreter import OUTPUT_NR
+
+        roots.append((node, OUTPUT_NR.get(t, 0), g, t))
+    return roots
+
+
+def _dependencies(roots: list) -> dict:
+    """How many edges lead into each node reachable from the roots."""
+    deps: dict = {}
+    seen = set()
+    stack = [node for node, _, _, _ in roots]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        for nxt, _ in node.next_functions:
+            if nxt is not None:
+                deps[nxt] = deps.get(nxt, 0) + 1
+                stack.append(nxt)
+    return deps
+
+
+def _execute(roots: list, retain_graph: bool, create_graph: bool, capture: dict | None, accumulate: bool) -> None:
+    deps = _dependencies(roots)
+    buffers: dict = {}  # node -> list of summed gradients, one per node output
+    for node, nr, g, _ in roots:
+        _add(buffers, node, nr, g)
+    ready, queued = [], set()
+    for node, _, _, _ in roots:
+        if deps.get(node, 0) == 0 and id(node) not in queued:
+            queued.add(id(node))
+            heapq.heappush(ready, (-node.sequence_nr, id(node), node))
+    previous = grad_mode.state.enabled
+    grad_mode.state.enabled = create_graph
+    try:
+        while ready:
+            _, _, node = heapq.heappop(ready)
+            grads = buffers.pop(node, None)
+            if grads is None:
+                continue
+            grads = tuple(grads)
+            for hook in node._pre_hooks:
+                changed = hook(grads)
+                if changed is not None:
+                    grads = tuple(changed)
+            if capture is not None:
+                for nr, g in enumerate(grads):
+                    if (node, nr) in capture:
+                        capture[(node, nr)] = g
+            if isinstance(node, AccumulateGrad):
+                if accumulate:
+                    _accumulate(node.variable, grads[0], create_graph)
+                continue
+            _apply_tensor_hooks(node, grads)
+            grad_inputs = node.apply(grads)
+            for hook in node._post_hooks:
+                changed = hook(grad_inputs, grads)
+                if changed is not None:
+                    grad_inputs = tuple(changed)
+            if not retain_graph and isinstance(node, OpNode):
+                node.release()
+            for (nxt, nr), g in zip(node.next_functions, grad_inputs, strict=False):
+                if nxt is None:
+                    continue
+                if g is not None:
+                    _add(buffers, nxt, nr, g)
+                deps[nxt] -= 1
+                if deps[nxt] == 0:
+                    heapq.heappush(ready, (-nxt.sequence_nr, id(nxt), nxt))
+    finally:
+        grad_mode.state.enabled = previous
+
+
+def _apply_tensor_hooks(node, grads) -> None:
+    """Non-leaf tensors' register_hook / retain_grad see the gradient that reaches their node."""
+    for t, hooks in list(TENSOR_HOOKS.items()):
+        if t.grad_fn is node and t.grad_fn is not None:
+            for hook in hooks:
+                hook(grads[0])
+    for t, _ in RETAINS_GRAD.items():
+        if t.grad_fn is node:
+            g = grads[0]
+            t.grad = g if t.grad is None else t.grad + g
+
+
+def _add(buffers: dict, node, nr: int, g) -> None:
+    slots = buffers.get(node)
+    if slots is None:
+        n = max(1, len(getattr(node, "output_meta", ())) or 1)
+        slots = buffers[node] = [None] * max(n, nr + 1)
+    slots[nr] = g if slots[nr] is None else slots[nr] + g
+
+
+def _accumulate(leaf: Tensor, g, create_graph: bool) -> None:
+    for hook in TENSOR_HOOKS.get(leaf, ()):
+        changed = hook(g)
+        if changed is not None:
+            g = changed
+    if g._shape != leaf._shape:
+        raise RuntimeError(f"the gradient for a leaf of shape {list(leaf._shape)} has shape {list(g._shape)}")
+    if leaf.grad is None:
+        # a tensor of the leaf's own: a derivative may hand the same gradient to two inputs
+        leaf.grad = g if create_graph else g.detach().clone()
+    elif create_graph:
+        leaf.grad = leaf.grad + g
+    else:
+        leaf.grad.add_(g.detach())
+    for hook in POST_ACCUMULATE_HOOKS.get(leaf, ()):
+        hook(leaf)
+
+
+def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, create_graph: bool = False, inputs=None) -> None:
+    """Compute the gradients of ``tensors`` and add them into the leaves' ``.grad``."""
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots = _roots(tensors, grad_tensors, create_graph, "backward")
+    if inputs is not None:
+        inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+        results = grad(tensors, inputs, grad_tensors, retain_graph=retain_graph, create_graph=create_graph, allow_unused=True)
+        for t, g in zip(inputs, results, strict=True):
+            if g is not None:
+                _accumulate(t, g, create_graph)
+        return
+    _execute(roots, retain_graph, create_graph, None, True)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, create_graph: bool = False, allow_unused: bool = False):
+    """The gradients of ``outputs`` with respect to ``inputs`` (no ``.grad`` is touched).
+
+    >>> import ember
+    >>> x = ember.tensor(3.0, requires_grad=True)
+    >>> grad(x * x, x)
+    (tensor(6.),)
+    """
+    from .interpreter import OUTPUT_NR
+
+    if retain_graph is None:
+        retain_graph = create_graph
+    single = isinstance(inputs, Tensor)
+    inputs = (inputs,) if single else tuple(inputs)
+    for i, t in enumerate(inputs):
+        if not t._requires_grad:
+            raise RuntimeError(f"One of the differentiated Tensors does not require grad (input {i})")
+    roots = _roots(outputs, grad_outputs, create_graph, "grad")
+    keys = [((t.grad_fn, OUTPUT_NR.get(t, 0)) if t.grad_fn is not None else (accumulate_grad_node(t), 0)) for t in inputs]
+    capture = dict.fromkeys(keys)
+    _execute(roots, retain_graph, create_graph, capture, False)
+    results = []
+    for i, key in enumerate(keys):
+        g = capture[key]
+        if g is None and not allow_unused:
+            raise RuntimeError(
+                f"One of the differentiated Tensors (input {i}) appears to not have been used in the graph. "
+                "Set allow_unused=True if this is the desired behavior."
+            )
+        results.append(g)
+    return tuple(results)

@@ -1,0 +1,257 @@
+"""The backward graph: one node per recorded op, one ``AccumulateGrad`` per leaf.
+
+A node's ``next_functions`` are ``(node, output_nr)`` pairs, one per input of the op it
+undoes: the input's own ``grad_fn`` (and which of its outputs the input was), the leaf's
+``AccumulateGrad``, or ``(None, 0)`` for an input that needs no gradient — the shape of
+PyTorch's graph, so it reads the same:
+
+>>> import ember
+>>> x = ember.ones(2, requires_grad=True)
+>>> y = (x * 2).relu()
+>>> y.grad_fn
+<ReluBackward0>
+>>> y.grad_fn.next_functions
+((<MulBackward0>, 0),)
+>>> y.grad_fn.next_functions[0][0].next_functions
+((<AccumulateGrad>, 0),)
+"""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+
+from .._core.tensor import Tensor
+
+__all__ = ["AccumulateGrad", "Node", "OpNode", "accumulate_grad_node", "backward_name"]
+
+_SEQUENCE = itertools.count()
+
+FREED = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after they have already "
+    "been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). "
+    "Specify retain_graph=True if you need to backward through the graph a second time or if you need to access "
+    "saved tensors after calling backward."
+)
+
+
+class Node:
+    """A function of the backward graph: gradients of its outputs in, of its inputs out."""
+
+    __slots__ = ("__weakref__", "_post_hooks", "_pre_hooks", "next_functions", "sequence_nr")
+
+    def __init__(self, next_functions: tuple = ()) -> None:
+        self.next_functions = next_functions
+        self.sequence_nr = next(_SEQUENCE)  # later nodes run first, as in PyTorch's engine
+        self._pre_hooks: list = []
+        self._post_hooks: list = []
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def apply(self, grads: tuple) -> tuple:
+        raise NotImplementedError
+
+    def register_hook(self, hook):
+        """``hook(grad_inputs, grad_outputs)`` after the node runs; may return new grad_inputs."""
+        self._post_hooks.append(hook)
+        return _Handle(self._post_hooks, hook)
+
+    def register_prehook(self, hook):
+        """``hook(grad_outputs)`` before the node runs; may return new grad_outputs."""
+        self._pre_hooks.append(hook)
+        return _Handle(self._pre_hooks, hook)
+
+    def __repr__(self) -> str:
+        return f"<{self.name()}>"
+
+
+class _Handle:
+    """What ``register_hook`` returns: ``.remove()`` takes the hook away again."""
+
+    def __init__(self, hooks: list, hook) -> None:
+        self._hooks, self._hook = hooks, hook
+
+    def remove(self) -> None:
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
+
+
+def backward_name(op_name: str) -> str:
+    """``relu`` -> ``ReluBackward0``; a scalar form is the same function (``MulBackward0``)."""
+    base = op_name.removesuffix("_scalar").strip("_")
+    return "".join(part.capitalize() for part in base.split("_")) + "Backward0"
+
+
+class SavedTensor:
+    """A tensor an op's derivative needs, with the version it had when saved."""
+
+    __slots__ = ("tensor", "version")
+
+    def __init__(self, tensor: Tensor) -> None:
+        self.tensor = tensor
+        self.version = tensor._storage._version
+
+
+class OpNode(Node):
+    """The backward of one recorded primitive: its derivative, attributes and saved tensors."""
+
+    __slots__ = ("_name", "attrs", "input_meta", "op", "output_meta", "saved_inputs", "saved_outputs")
+
+    def __init__(self, op, attrs: dict, next_functions: tuple, saved_inputs, saved_outputs, input_meta, output_meta) -> None:
+        super().__init__(next_functions)
+        self.op = op
+        self.attrs = attrs
+        self.saved_inputs = saved_inputs  # tuple of SavedTensor | None, or None once freed
+        self.saved_outputs = saved_outputs
+        self.input_meta = input_meta  # (shape, dtype) per input: for zero gradients and checks
+        self.output_meta = output_meta
+        self._name = backward_name(op.name)
+
+    def name(self) -> str:
+        return self._name
+
+    def unpack(self, saved: tuple | None) -> tuple:
+        if saved is None:
+            raise RuntimeError(FREED)
+        out = []
+        for item in saved:
+            if item is None:
+                out.append(None)
+                continue
+            t = item.tensor
+            if t._storage._version != item.version:
+                raise RuntimeError(_modified_message(self, t, item.version))
+            out.append(t)
+        return tuple(out)
+
+    def release(self) -> None:
+        self.saved_inputs = self.saved_outputs = None
+
+    def apply(self, grads: tuple) -> tuple:
+        if self.saved_inputs is None and self.saved_outputs is None and _needs_saved(self.op):
+            raise RuntimeError(FREED)
+        if None in grads:  # an output nobody used: its gradient is zero (integer outputs keep None)
+            from ..ops import functional
+
+            grads = tuple(
+                functional.zeros(shape, dtype=dtype) if g is None and (dtype.is_floating_point or dtype.is_complex) else g
+                for g, (shape, dtype) in zip(grads, self.output_meta, strict=False)
+            )
+        ctx = Context(self)
+        result = self.op.derivative(ctx, *grads)
+        result = result if isinstance(result, tuple) else (result,)
+        # each gradient has its input's dtype (PyTorch's validate_outputs): no float64 leaks into a float32 leaf
+        return tuple(
+            g if g is None or g._dtype is meta[1] or not (meta[1].is_floating_point or meta[1].is_complex) else g.to(meta[1])
+            for g, meta in zip(result, self.input_meta, strict=False)
+        )
+
+
+def _needs_saved(op) -> bool:
+    return getattr(op.derivative, "saves", "inputs") != "none"
+
+
+class Context:
+    """What a derivative sees: the saved inputs and outputs (version-checked) and attributes."""
+
+    __slots__ = ("_node", "attrs")
+
+    def __init__(self, node: OpNode) -> None:
+        self._node = node
+        self.attrs = node.attrs
+
+    @property
+    def inputs(self) -> tuple:
+        return self._node.unpack(self._node.saved_inputs)
+
+    @property
+    def outputs(self) -> tuple:
+        return self._node.unpack(self._node.saved_outputs)
+
+    @property
+    def input_meta(self) -> tuple:
+        return self._node.input_meta
+
+    @property
+    def output_meta(self) -> tuple:
+        return self._node.output_meta
+
+
+def _modified_message(node: OpNode, tensor: Tensor, expected: int) -> str:
+    where = WRITE_SITES.get(tensor._storage)
+    site = f" It was modified in place at {where}." if where else ""
+    return (
+        f"one of the variables needed for gradient computation has been modified by an inplace operation: "
+        f"[{tensor.dtype} {list(tensor.shape)}], which is saved by {node.name()}, is at version "
+        f"{tensor._storage._version}; expected version {expected} instead.{site}"
+    )
+
+
+# storage -> "file:line" of its last in-place write, for the storages autograd saved tensors of
+WATCHED: weakref.WeakSet = weakref.WeakSet()
+WRITE_SITES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+class AccumulateGrad(Node):
+    """The end of the road for a leaf: adds the arriving gradient into ``variable.grad``."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable: Tensor) -> None:
+        super().__init__(())
+        self.variable = variable
+
+    def apply(self, grads: tuple) -> tuple:
+        return ()
+
+
+class TensorMap:
+    """A weak map keyed by tensor identity. (``WeakKeyDictionary`` compares keys with ``==``,
+    which for tensors is elementwise and has no truth value.)"""
+
+    __slots__ = ("_items",)
+
+    def __init__(self) -> None:
+        self._items: dict[int, tuple] = {}
+
+    def _forget(self, key: int):
+        return lambda ref: self._items.pop(key, None)
+
+    def get(self, t, default=None):
+        item = self._items.get(id(t))
+        return item[1] if item is not None and item[0]() is t else default
+
+    def __setitem__(self, t, value) -> None:
+        self._items[id(t)] = (weakref.ref(t, self._forget(id(t))), value)
+
+    def setdefault(self, t, value):
+        current = self.get(t, _MISSING)
+        if current is _MISSING:
+            self[t] = value
+            return value
+        return current
+
+    def __contains__(self, t) -> bool:
+        return self.get(t, _MISSING) is not _MISSING
+
+    def discard(self, t) -> None:
+        self._items.pop(id(t), None)
+
+    def items(self):
+        return [(ref(), value) for ref, value in list(self._items.values()) if ref() is not None]
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+_MISSING = object()
+_ACCUMULATORS = TensorMap()
+
+
+def accumulate_grad_node(leaf: Tensor) -> AccumulateGrad:
+    """The one AccumulateGrad of a leaf (kept while the leaf lives)."""
+    node = _ACCUMULATORS.get(leaf)
+    if node is None:
+        node = _ACCUMULATORS[leaf] = AccumulateGrad(leaf)
+    return node

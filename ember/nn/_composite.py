@@ -1,0 +1,192 @@
+
+"""``torch.nn.functional`` functions that ember's op library has no schema entry for, composed from ops.
+
+>>> from ember.nn._composite import relu6
+>>> relu6(ember.tensor([-1.0, 3.0, 9.0])).tolist()
+[0.0, 3.0, 6.0]
+"""
+
+from __future__ import annotations
+
+import math
+
+import ember
+
+from .._core.tensor import Tensor
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    return ember.hardtanh(input, 0.0, 6.0, inplace=inplace)
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    return relu6(input + 3.0) / 6.0
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    return input * relu6(input + 3.0) / 6.0
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    return input * ember.tanh(ember.softplus(input))
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    """log(sigmoid(x)), computed as -softplus(-x) so large negative inputs stay finite."""
+    return -ember.softplus(-input)
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    return _SELU_SCALE * ember.elu(input, _SELU_ALPHA)
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    return alpha * ember.elu(input / alpha)
+
+
+def softsign(input: Tensor) -> Tensor:
+    return input / (1 + input.abs())
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    return input - ember.tanh(input)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """The first half of ``input`` along ``dim`` gated by the sigmoid of the second half."""
+    if input.shape[dim] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {dim % input.dim()} is size {input.shape[dim]}")
+    a, b = input.chunk(2, dim)
+    return a * ember.sigmoid(b)
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None) -> Tensor:
+    """``input`` divided by its ``p``-norm along ``dim`` (at least ``eps``).
+
+    >>> [round(v, 4) for v in normalize(ember.tensor([[3.0, 4.0]]))[0].tolist()]
+    [0.6, 0.8]
+    """
+    norm = ember.linalg.vector_norm(input, p, dim=dim, keepdim=True).clamp(min=eps)
+    return input / norm
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    n1 = ember.linalg.vector_norm(x1, 2, dim=dim, keepdim=True).clamp(min=eps)
+    n2 = ember.linalg.vector_norm(x2, 2, dim=dim, keepdim=True).clamp(min=eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
+    return ember.linalg.vector_norm(x1 - x2 + eps, p, dim=-1, keepdim=keepdim)
+
+
+def _additive_mask(mask: Tensor | None, dtype) -> Tensor | None:
+    """A boolean mask (True = may not attend) as 0 / -inf to add to scores; float masks pass through."""
+    if mask is None or mask.dtype is not ember.bool:
+        return mask
+    return ember.zeros(tuple(mask.shape), dtype=dtype).masked_fill(mask, -math.inf)
+
+
+def multi_head_attention_forward(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    embed_dim_to_check: int,
+    num_heads: int,
+    in_proj_weight: Tensor | None,
+    in_proj_bias: Tensor | None,
+    bias_k: Tensor | None,
+    bias_v: Tensor | None,
+    add_zero_attn: bool,
+    dropout_p: float,
+    out_proj_weight: Tensor,
+    out_proj_bias: Tensor | None,
+    training: bool = True,
+    key_padding_mask: Tensor | None = None,
+    need_weights: bool = True,
+    attn_mask: Tensor | None = None,
+    use_separate_proj_weight: bool = False,
+    q_proj_weight: Tensor | None = None,
+    k_proj_weight: Tensor | None = None,
+    v_proj_weight: Tensor | None = None,
+    static_k: Tensor | None = None,
+    static_v: Tensor | None = None,
+    average_attn_weights: bool = True,
+    is_causal: bool = False,
+) -> tuple[Tensor, Tensor | None]:
+    """PyTorch's multi-head attention on sequence-first inputs (L, N, E), or unbatched (L, E).
+
+    Returns (output (L, N, E), weights (N, L, S) averaged over heads, or (N, H, L, S), or None).
+    """
+    if static_k is not None or static_v is not None:
+        raise NotImplementedError("multi_head_attention_forward: static_k / static_v are not supported")
+    batched = query.dim() == 3
+    if not batched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    tgt_len, bsz, embed_dim = query.shape
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}")
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+
+    b_q, b_k, b_v = in_proj_bias.chunk(3) if in_proj_bias is not None else (None, None, None)
+    if use_separate_proj_weight:
+        w_q, w_k, w_v = q_proj_weight, k_proj_weight, v_proj_weight
+    else:
+        w_q, w_k, w_v = in_proj_weight.chunk(3)
+    q = ember.linear(query, w_q, b_q)
+    k = ember.linear(key, w_k, b_k)
+    v = ember.linear(value, w_v, b_v)
+
+    if is_causal and attn_mask is None:
+        attn_mask = ember.triu(ember.ones(tgt_len, key.shape[0], dtype=ember.bool), diagonal=1)
+    attn_mask = _additive_mask(attn_mask, q.dtype)
+    key_padding_mask = _additive_mask(key_padding_mask, q.dtype)
+    if attn_mask is not None and attn_mask.dim() == 2:
+        attn_mask = attn_mask.unsqueeze(0)  # one (L, S) mask for every batch element and head
+
+    if bias_k is not None and bias_v is not None:
+        k = ember.cat([k, bias_k.expand(1, bsz, embed_dim)])
+        v = ember.cat([v, bias_v.expand(1, bsz, embed_dim)])
+        attn_mask = None if attn_mask is None else ember.pad(attn_mask, (0, 1))
+        key_padding_mask = None if key_padding_mask is None else ember.pad(key_padding_mask, (0, 1))
+
+    # (seq, N, E) -> (N * heads, seq, head_dim): heads become batch entries for bmm
+    q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
+    k = k.reshape(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+    v = v.reshape(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+    if add_zero_attn:
+        zeros = ember.zeros(bsz * num_heads, 1, head_dim, dtype=q.dtype)
+        k, v = ember.cat([k, zeros], dim=1), ember.cat([v, zeros], dim=1)
+        attn_mask = None if attn_mask is None else ember.pad(attn_mask, (0, 1))
+        key_padding_mask = None if key_padding_mask is None else ember.pad(key_padding_mask, (0, 1))
+    src_len = k.shape[1]
+
+    if key_padding_mask is not None:
+        expanded = key_padding_mask.reshape(bsz, 1, 1, src_len).expand(bsz, num_heads, 1, src_len)
+        expanded = expanded.reshape(bsz * num_heads, 1, src_len)
+        attn_mask = expanded if attn_mask is None else attn_mask + expanded
+
+    scores = ember.bmm(q * (1.0 / math.sqrt(head_dim)), k.transpose(1, 2))
+    if attn_mask is not None:
+        scores = scores + attn_mask
+    weights = ember.softmax(scores, dim=-1)
+    if dropout_p > 0.0 and training:
+        weights = ember.dropout(weights, p=dropout_p)
+    out = ember.bmm(weights, v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
+    out = ember.linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, embed_dim)
+
+    if not need_weights:
+        return (out if batched else out.squeeze(1)), None
+    weights = weights.reshape(bsz, num_heads, tgt_len, src_len)
+    if average_attn_weights:
+        weights = weights.mean(dim=1)
+    if not batched:
+        return out.squeeze(1), weights.squeeze(0)
+    return out, weights

@@ -1,0 +1,70 @@
+"""``ember.nn.functional``: PyTorch's ``torch.nn.functional`` names over ember's op library.
+
+The ops are not reimplemented here: every schema entry of family ``nn`` (and the activations, ``pad``)
+is re-exported from ``ember.ops.functional.FUNCTIONS``; a few composites PyTorch also has live in
+``_composite``.
+
+>>> import ember.nn.functional as F
+>>> F.relu is ember.relu
+True
+>>> F.softmax(ember.tensor([0.0, 0.0]), dim=0).tolist()
+[0.5, 0.5]
+"""
+
+from __future__ import annotations
+
+from ..ops.functional import FUNCTIONS
+from ..ops.schema import load_schema
+from ._composite import (
+    celu,
+    cosine_similarity,
+    glu,
+    hardsigmoid,
+    hardswish,
+    logsigmoid,
+    mish,
+    multi_head_attention_forward,
+    normalize,
+    pairwise_distance,
+    relu6,
+    selu,
+    softsign,
+    tanhshrink,
+)
+
+# Activations live in the schema's ``elementwise`` family; PyTorch exposes them from nn.functional too.
+_ACTIVATIONS = frozenset({"relu", "gelu", "silu", "sigmoid", "tanh", "elu", "leaky_relu", "softplus", "hardtanh"})
+_OTHERS = frozenset({"pad"})
+
+
+def _schema_names() -> list[str]:
+    names: list[str] = []
+    for entry in load_schema():
+        if entry.namespace or not (entry.family == "nn" or entry.name in _ACTIVATIONS or entry.name in _OTHERS):
+            continue
+        for name in (entry.python_name, entry.inplace, *entry.aliases):
+            if name and name in FUNCTIONS and name not in names:
+                names.append(name)
+    return names
+
+
+_REEXPORTED = _schema_names()
+globals().update({name: FUNCTIONS[name] for name in _REEXPORTED})
+
+__all__ = [
+    *_REEXPORTED,
+    "celu",
+    "cosine_similarity",
+    "glu",
+    "hardsigmoid",
+    "hardswish",
+    "logsigmoid",
+    "mish",
+    "multi_head_attention_forward",
+    "normalize",
+    "pairwise_distance",
+    "relu6",
+    "selu",
+    "softsign",
+    "tanhshrink",
+]

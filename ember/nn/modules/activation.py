@@ -1,0 +1,209 @@
+
+"""Activation modules: thin wrappers over the functional ops, with PyTorch's reprs.
+
+>>> import ember.nn as nn
+>>> nn.ReLU(), nn.GELU(), nn.Softmax(), nn.LeakyReLU(0.2, inplace=True)
+(ReLU(), GELU(approximate='none'), Softmax(dim=None), LeakyReLU(negative_slope=0.2, inplace=True))
+>>> nn.Tanh()(ember.tensor([0.0])).tolist()
+[0.0]
+"""
+
+from __future__ import annotations
+
+import ember
+
+from ..._core.tensor import Tensor
+from .. import _composite
+from .module import Module
+
+
+def _inplace_suffix(inplace: bool) -> str:
+    return ", inplace=True" if inplace else ""
+
+
+class _Inplace(Module):
+    """An activation whose only option is ``inplace`` (shown in the repr only when set)."""
+
+    _fn = None
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return type(self)._fn(input, inplace=self.inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class ReLU(_Inplace):
+    _fn = staticmethod(lambda x, inplace: ember.relu(x, inplace=inplace))
+
+
+class ReLU6(_Inplace):
+    _fn = staticmethod(lambda x, inplace: _composite.relu6(x, inplace=inplace))
+
+
+class SiLU(_Inplace):
+    _fn = staticmethod(lambda x, inplace: ember.silu(x, inplace=inplace))
+
+
+class Mish(_Inplace):
+    _fn = staticmethod(lambda x, inplace: _composite.mish(x))
+
+
+class Hardswish(_Inplace):
+    _fn = staticmethod(lambda x, inplace: _composite.hardswish(x))
+
+
+class Hardsigmoid(_Inplace):
+    _fn = staticmethod(lambda x, inplace: _composite.hardsigmoid(x))
+
+
+class SELU(_Inplace):
+    _fn = staticmethod(lambda x, inplace: _composite.selu(x))
+
+
+class _Plain(Module):
+    _fn = None
+
+    def forward(self, input: Tensor) -> Tensor:
+        return type(self)._fn(input)
+
+
+class Tanh(_Plain):
+    _fn = staticmethod(lambda x: ember.tanh(x))
+
+
+class Sigmoid(_Plain):
+    _fn = staticmethod(lambda x: ember.sigmoid(x))
+
+
+class LogSigmoid(_Plain):
+    _fn = staticmethod(lambda x: _composite.logsigmoid(x))
+
+
+class Softsign(_Plain):
+    _fn = staticmethod(lambda x: _composite.softsign(x))
+
+
+class Tanhshrink(_Plain):
+    _fn = staticmethod(lambda x: _composite.tanhshrink(x))
+
+
+class GELU(Module):
+    """x * Φ(x); ``approximate='tanh'`` uses the tanh approximation."""
+
+    def __init__(self, approximate: str = "none") -> None:
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input: Tensor) -> Tensor:
+        return ember.gelu(input, approximate=self.approximate)
+
+    def extra_repr(self) -> str:
+        return f"approximate={self.approximate!r}"
+
+
+class LeakyReLU(Module):
+    def __init__(self, negative_slope: float = 1e-2, inplace: bool = False) -> None:
+        super().__init__()
+        self.negative_slope = negative_slope
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return ember.leaky_relu(input, self.negative_slope, inplace=self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"negative_slope={self.negative_slope}{_inplace_suffix(self.inplace)}"
+
+
+class ELU(Module):
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return ember.elu(input, self.alpha, inplace=self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}{_inplace_suffix(self.inplace)}"
+
+
+class CELU(ELU):
+    def forward(self, input: Tensor) -> Tensor:
+        return _composite.celu(input, self.alpha)
+
+
+class Hardtanh(Module):
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.min_val = min_val
+        self.max_val = max_val
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return ember.hardtanh(input, self.min_val, self.max_val, inplace=self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"min_val={self.min_val}, max_val={self.max_val}{_inplace_suffix(self.inplace)}"
+
+
+class Softplus(Module):
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
+        super().__init__()
+        self.beta = beta
+        self.threshold = threshold
+
+    def forward(self, input: Tensor) -> Tensor:
+        return ember.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self) -> str:
+        return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class _SoftmaxBase(Module):
+    _fn = None
+
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def __setstate__(self, state: dict) -> None:
+        super().__setstate__(state)
+        if not hasattr(self, "dim"):
+            self.dim = None
+
+    def forward(self, input: Tensor) -> Tensor:
+        return type(self)._fn(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Softmax(_SoftmaxBase):
+    """softmax along ``dim`` (``dim=None`` keeps PyTorch's legacy implicit choice)."""
+
+    _fn = staticmethod(lambda x, dim: ember.softmax(x, dim))
+
+
+class LogSoftmax(_SoftmaxBase):
+    _fn = staticmethod(lambda x, dim: ember.log_softmax(x, dim))
+
+
+class Softmin(_SoftmaxBase):
+    _fn = staticmethod(lambda x, dim: ember.softmin(x, dim))
+
+
+class GLU(Module):
+    def __init__(self, dim: int = -1) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return _composite.glu(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"

@@ -1,0 +1,133 @@
+
+"""Loss modules: hold the options, call the functional loss.
+
+>>> import ember.nn as nn
+>>> loss = nn.CrossEntropyLoss()
+>>> loss
+CrossEntropyLoss()
+>>> f"{loss(ember.tensor([[0.0, 0.0]]), ember.tensor([1])).item():.4f}"
+'0.6931'
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import ember
+
+from ..._core.tensor import Tensor
+from .module import Module
+
+
+def _legacy_reduction(size_average: bool | None, reduce: bool | None) -> str:
+    """PyTorch's mapping from the deprecated (size_average, reduce) flags to ``reduction``."""
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if size_average and reduce:
+        ret = "mean"
+    elif reduce:
+        ret = "sum"
+    else:
+        ret = "none"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.", stacklevel=3)
+    return ret
+
+
+class _Loss(Module):
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:
+        super().__init__()
+        if size_average is not None or reduce is not None:
+            self.reduction = _legacy_reduction(size_average, reduce)
+        else:
+            self.reduction = reduction
+
+
+class _WeightedLoss(_Loss):
+    def __init__(self, weight: Tensor | None = None, size_average=None, reduce=None, reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)  # a buffer: it follows .to() and lands in state_dict
+
+
+class L1Loss(_Loss):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return ember.l1_loss(input, target, reduction=self.reduction)
+
+
+class MSELoss(_Loss):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return ember.mse_loss(input, target, reduction=self.reduction)
+
+
+class SmoothL1Loss(_Loss):
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean", beta: float = 1.0) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return ember.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(_Loss):
+    def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
+        super().__init__(reduction=reduction)
+        self.delta = delta
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return ember.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+
+class NLLLoss(_WeightedLoss):
+    def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None, reduction: str = "mean") -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return ember.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index, reduction=self.reduction)
+
+
+class CrossEntropyLoss(_WeightedLoss):
+    """log_softmax + NLL on logits; targets are class indices or class probabilities."""
+
+    def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None, reduction: str = "mean",
+                 label_smoothing: float = 0.0) -> None:  # fmt: skip
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return ember.cross_entropy(
+            input,
+            target,
+            weight=self.weight,
+            ignore_index=self.ignore_index,
+            reduction=self.reduction,
+            label_smoothing=self.label_smoothing,
+        )
+
+
+class BCELoss(_WeightedLoss):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return ember.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction: str = "mean", pos_weight=None) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return ember.binary_cross_entropy_with_logits(
+            input, target, weight=self.weight, reduction=self.reduction, pos_weight=self.pos_weight
+        )
+
+
+class KLDivLoss(_Loss):
+    """KL(target ‖ input) with ``input`` given as log-probabilities (and ``target`` too if ``log_target``)."""
+
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean", log_target: bool = False) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.log_target = log_target
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return ember.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)

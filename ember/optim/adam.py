@@ -1,0 +1,119 @@
+"""Adam (Kingma & Ba), with PyTorch's options: weight decay (L2 or decoupled), AMSGrad, maximize.
+
+Per parameter, at step ``t`` with gradient ``g``::
+
+    m = beta1 * m + (1 - beta1) * g          (a lerp, as PyTorch computes it)
+    v = beta2 * v + (1 - beta2) * g * g
+    vmax = max(vmax, v)                      (amsgrad)
+    p = p - lr / (1 - beta1**t) * m / (sqrt(v or vmax) / sqrt(1 - beta2**t) + eps)
+
+>>> p = ember.tensor([1.0, -1.0]).requires_grad_()
+>>> opt = ember.optim.Adam([p], lr=0.1)
+>>> p.grad = ember.tensor([3.0, -0.5])
+>>> opt.step()
+>>> p  # the first step moves every coordinate by about lr
+tensor([ 0.9000, -0.9000], requires_grad=True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import ember
+
+from ._functional import addcdiv_, addcmul_, step_counter
+from .optimizer import Optimizer, _use_no_grad
+
+__all__ = ["Adam"]
+
+
+class Adam(Optimizer):
+    """PyTorch's ``torch.optim.Adam`` (single-tensor algorithm, non-capturable path)."""
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        amsgrad: bool = False,
+        *,
+        maximize: bool = False,
+        decoupled_weight_decay: bool = False,
+    ) -> None:
+        if not lr >= 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not eps >= 0.0:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not weight_decay >= 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {
+            "lr": lr,
+            "betas": tuple(betas),
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "amsgrad": amsgrad,
+            "maximize": maximize,
+            "decoupled_weight_decay": decoupled_weight_decay,
+        }
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("amsgrad", False)
+            group.setdefault("maximize", False)
+            group.setdefault("decoupled_weight_decay", False)
+
+    def _init_state(self, p: Any, amsgrad: bool) -> dict[str, Any]:
+        state = self.state[p]
+        if len(state) == 0:
+            state["step"] = step_counter()
+            state["exp_avg"] = ember.zeros_like(p)
+            state["exp_avg_sq"] = ember.zeros_like(p)
+            if amsgrad:
+                state["max_exp_avg_sq"] = ember.zeros_like(p)
+        return state
+
+    @_use_no_grad
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        for group in self.param_groups:
+            lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+            weight_decay, amsgrad = group["weight_decay"], group["amsgrad"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                state = self._init_state(p, amsgrad)
+                grad = -p.grad if group["maximize"] else p.grad
+                exp_avg, exp_avg_sq, step_t = state["exp_avg"], state["exp_avg_sq"], state["step"]
+
+                step_t.add_(1)
+                if weight_decay != 0:
+                    if group["decoupled_weight_decay"]:
+                        p.mul_(1 - lr * weight_decay)
+                    else:
+                        grad = grad.add(p, alpha=weight_decay)
+
+                exp_avg.lerp_(grad, 1 - beta1)
+                addcmul_(exp_avg_sq.mul_(beta2), grad, grad, value=1 - beta2)
+
+                # PyTorch reads the step back as a Python number and does the scalar maths in double
+                step = step_t.item()
+                bias_correction1 = 1 - beta1**step
+                bias_correction2 = 1 - beta2**step
+                step_size = lr / bias_correction1
+                bias_correction2_sqrt = bias_correction2**0.5
+
+                if amsgrad:
+                    max_exp_avg_sq = state["max_exp_avg_sq"]
+                    max_exp_avg_sq.copy_(ember.maximum(max_exp_avg_sq, exp_avg_sq))
+                    denom = (max_exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+                else:
+                    denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+                addcdiv_(p, exp_avg, denom, value=-step_size)

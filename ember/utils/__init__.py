@@ -1,0 +1,10 @@
+"""Utilities around the core: ``ember.utils.data`` (datasets, samplers, DataLoader).
+
+>>> import ember.utils.data
+>>> len(ember.utils.data.TensorDataset(ember.zeros(4, 2)))
+4
+"""
+
+from . import data
+
+__all__ = ["data"]

@@ -1,0 +1,29 @@
+"""Datasets, samplers and the DataLoader, with PyTorch's ``torch.utils.data`` interface.
+
+>>> import ember.utils.data as data
+>>> xs = ember.arange(6.0).reshape(3, 2)
+>>> [x.shape for (x,) in data.DataLoader(data.TensorDataset(xs), batch_size=2)]
+[ember.Size([2, 2]), ember.Size([1, 2])]
+"""
+
+from ._collate import default_collate, default_convert
+from .dataloader import DataLoader
+from .dataset import ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
+from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler
+
+__all__ = [
+    "BatchSampler",
+    "ConcatDataset",
+    "DataLoader",
+    "Dataset",
+    "IterableDataset",
+    "RandomSampler",
+    "Sampler",
+    "SequentialSampler",
+    "Subset",
+    "SubsetRandomSampler",
+    "TensorDataset",
+    "default_collate",
+    "default_convert",
+    "random_split",
+]

@@ -1,0 +1,116 @@
+"""``default_collate`` and ``default_convert``: samples in, batch tensors out.
+
+>>> batch = ember.utils.data.default_collate([{"x": ember.ones(2), "y": 0}, {"x": ember.zeros(2), "y": 1}])
+>>> batch["x"], batch["y"]
+(tensor([[1., 1.],
+        [0., 0.]]), tensor([0, 1]))
+"""
+
+from __future__ import annotations
+
+import collections.abc
+import copy
+from typing import Any
+
+import numpy as np
+
+import ember
+from ember._core.tensor import Tensor
+
+__all__ = ["default_collate", "default_convert"]
+
+_ERR = "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {}"
+
+
+def _is_namedtuple(obj: Any) -> bool:
+    return isinstance(obj, tuple) and hasattr(obj, "_fields")
+
+
+def _rebuild_mapping(elem: Any, values: dict[Any, Any]) -> Any:
+    # keep the sample's mapping type (OrderedDict, a dict subclass...) where it can be copied
+    if isinstance(elem, collections.abc.MutableMapping):
+        try:
+            clone = copy.copy(elem)
+            clone.update(values)
+            return clone
+        except TypeError:
+            pass
+    try:
+        return type(elem)(values)
+    except TypeError:
+        return values
+
+
+def default_collate(batch: list[Any]) -> Any:
+    """Merge a list of samples into a batch, recursively and in PyTorch's way.
+
+    Tensors and NumPy arrays are stacked along a new first dimension; Python floats become a
+    float64 tensor, ints an int64 tensor; strings stay a list; dicts, namedtuples and sequences
+    are collated field by field (a tuple sample gives a list of batches, as in PyTorch).
+
+    >>> xs, ys = ember.utils.data.default_collate([(np.zeros(2), 1.5), (np.ones(2), 2.5)])
+    >>> xs.dtype, ys
+    (ember.float64, tensor([1.5000, 2.5000], dtype=ember.float64))
+    """
+    elem = batch[0]
+    if isinstance(elem, Tensor):
+        return ember.stack(list(batch), 0)
+    if isinstance(elem, np.ndarray):
+        if elem.dtype.kind in "OSUV":  # strings and objects have no tensor form
+            raise TypeError(_ERR.format(elem.dtype))
+        return default_collate([ember.as_tensor(b) for b in batch])
+    if isinstance(elem, np.generic):
+        if elem.dtype.kind in "OSUV":
+            raise TypeError(_ERR.format(elem.dtype))
+        return ember.as_tensor(np.array(batch))
+    if isinstance(elem, float):
+        return ember.tensor(batch, dtype=ember.float64)
+    if isinstance(elem, int):  # bools included: they stay bool, as in PyTorch
+        return ember.tensor(batch)
+    if isinstance(elem, (str, bytes)):
+        return batch
+    if isinstance(elem, collections.abc.Mapping):
+        return _rebuild_mapping(elem, {key: default_collate([d[key] for d in batch]) for key in elem})
+    if _is_namedtuple(elem):
+        return type(elem)(*(default_collate(list(samples)) for samples in zip(*batch, strict=False)))
+    if isinstance(elem, collections.abc.Sequence):
+        it = iter(batch)
+        elem_size = len(next(it))
+        if not all(len(e) == elem_size for e in it):
+            raise RuntimeError("each element in list of batch should be of equal size")
+        transposed = [default_collate(list(samples)) for samples in zip(*batch, strict=False)]
+        if isinstance(elem, tuple):
+            return transposed
+        try:
+            return type(elem)(transposed)
+        except TypeError:
+            return transposed
+    raise TypeError(_ERR.format(type(elem)))
+
+
+def default_convert(data: Any) -> Any:
+    """What a DataLoader without batching applies to each sample: NumPy arrays become tensors.
+
+    >>> ember.utils.data.default_convert({"a": np.arange(2), "b": "text"})
+    {'a': tensor([0, 1]), 'b': 'text'}
+    """
+    if isinstance(data, Tensor):
+        return data
+    if isinstance(data, np.ndarray):
+        return data if data.dtype.kind in "OSUV" else ember.as_tensor(data)
+    if isinstance(data, np.generic):
+        return data if data.dtype.kind in "OSUV" else ember.as_tensor(data)
+    if isinstance(data, (str, bytes)):
+        return data
+    if isinstance(data, collections.abc.Mapping):
+        return _rebuild_mapping(data, {key: default_convert(data[key]) for key in data})
+    if _is_namedtuple(data):
+        return type(data)(*(default_convert(d) for d in data))
+    if isinstance(data, tuple):
+        return [default_convert(d) for d in data]
+    if isinstance(data, collections.abc.Sequence):
+        try:
+            return type(data)([default_convert(d) for d in data])
+        except TypeError:
+            return [default_convert(d) for d in data]
+    return data

@@ -1,0 +1,142 @@
+"""Samplers: the order in which a DataLoader visits a map-style dataset's indices.
+
+>>> list(ember.utils.data.BatchSampler(ember.utils.data.SequentialSampler(range(5)), batch_size=2, drop_last=False))
+[[0, 1], [2, 3], [4]]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence, Sized
+from typing import Any
+
+import ember
+
+__all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler", "SubsetRandomSampler"]
+
+
+def _fresh_generator() -> ember.Generator:
+    # Without a generator, seed a private one from the global RNG: ember.manual_seed still
+    # makes the order reproducible, and each pass over the data gets a new order.
+    seed = int(ember.randint(0, 2**62, ()).item())
+    return ember.Generator().manual_seed(seed)
+
+
+class Sampler:
+    """Base class: an iterable of indices (or of lists of indices, for batch samplers)."""
+
+    def __init__(self, data_source: Sized | None = None) -> None:
+        pass
+
+    def __iter__(self) -> Iterator[Any]:
+        raise NotImplementedError
+
+
+class SequentialSampler(Sampler):
+    """``0, 1, ..., len(data_source) - 1``.
+
+    >>> list(ember.utils.data.SequentialSampler("abc"))
+    [0, 1, 2]
+    """
+
+    def __init__(self, data_source: Sized) -> None:
+        self.data_source = data_source
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(range(len(self.data_source)))
+
+    def __len__(self) -> int:
+        return len(self.data_source)
+
+
+class RandomSampler(Sampler):
+    """A random permutation of the indices, or ``num_samples`` draws with ``replacement``.
+
+    >>> s = ember.utils.data.RandomSampler(range(6), generator=ember.Generator().manual_seed(3))
+    >>> sorted(s)
+    [0, 1, 2, 3, 4, 5]
+    """
+
+    def __init__(
+        self,
+        data_source: Sized,
+        replacement: bool = False,
+        num_samples: int | None = None,
+        generator: ember.Generator | None = None,
+    ) -> None:
+        self.data_source = data_source
+        self.replacement = replacement
+        self._num_samples = num_samples
+        self.generator = generator
+        if not isinstance(self.replacement, bool):
+            raise TypeError(f"replacement should be a boolean value, but got replacement={self.replacement}")
+        if not isinstance(self.num_samples, int) or self.num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={self.num_samples}")
+
+    @property
+    def num_samples(self) -> int:
+        return len(self.data_source) if self._num_samples is None else self._num_samples
+
+    def __iter__(self) -> Iterator[int]:
+        n = len(self.data_source)
+        generator = self.generator if self.generator is not None else _fresh_generator()
+        if self.replacement:
+            # draw in chunks of 32, like PyTorch, so a long epoch does not allocate one huge tensor
+            for _ in range(self.num_samples // 32):
+                yield from ember.randint(high=n, size=(32,), dtype=ember.int64, generator=generator).tolist()
+            yield from ember.randint(high=n, size=(self.num_samples % 32,), dtype=ember.int64, generator=generator).tolist()
+        else:
+            # num_samples may exceed n: whole permutations, then the head of one more
+            for _ in range(self.num_samples // n):
+                yield from ember.randperm(n, generator=generator).tolist()
+            yield from ember.randperm(n, generator=generator).tolist()[: self.num_samples % n]
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+
+class SubsetRandomSampler(Sampler):
+    """The given indices in a random order.
+
+    >>> sorted(ember.utils.data.SubsetRandomSampler([7, 3, 5]))
+    [3, 5, 7]
+    """
+
+    def __init__(self, indices: Sequence[int], generator: ember.Generator | None = None) -> None:
+        self.indices = indices
+        self.generator = generator
+
+    def __iter__(self) -> Iterator[int]:
+        generator = self.generator if self.generator is not None else _fresh_generator()
+        for i in ember.randperm(len(self.indices), generator=generator).tolist():
+            yield self.indices[i]
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
+class BatchSampler(Sampler):
+    """Group another sampler's indices into lists of ``batch_size`` (the last one short unless ``drop_last``)."""
+
+    def __init__(self, sampler: Iterable[int], batch_size: int, drop_last: bool) -> None:
+        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
+            raise ValueError(f"batch_size should be a positive integer value, but got batch_size={batch_size}")
+        if not isinstance(drop_last, bool):
+            raise ValueError(f"drop_last should be a boolean value, but got drop_last={drop_last}")
+        self.sampler = sampler
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+
+    def __iter__(self) -> Iterator[list[int]]:
+        batch: list[int] = []
+        for idx in self.sampler:
+            batch.append(idx)
+            if len(batch) == self.batch_size:
+                yield batch
+                batch = []
+        if batch and not self.drop_last:
+            yield batch
+
+    def __len__(self) -> int:
+        if self.drop_last:
+            return len(self.sampler) // self.batch_size
+        return (len(self.sampler) + self.batch_size - 1) // self.batch_size

@@ -1,0 +1,135 @@
+"""nn.utils (clipping, vector conversion), nn.functional's re-exports, train/eval behaviour."""
+
+import math
+
+import numpy as np
+import pytest
+
+import ember
+import ember.nn as nn
+import ember.nn.functional as F
+from ember.ops.functional import FUNCTIONS
+from ember.ops.schema import load_schema
+
+
+def _params_with_grads(*grads):
+    params = []
+    for g in grads:
+        p = nn.Parameter(ember.zeros(len(g)))
+        p.grad = ember.tensor(g)
+        params.append(p)
+    return params
+
+
+def test_clip_grad_norm():
+    params = _params_with_grads([3.0, 0.0], [0.0, 4.0])
+    total = nn.utils.clip_grad_norm_(params, max_norm=1.0)
+    assert total.item() == pytest.approx(5.0)
+    np.testing.assert_allclose(params[0].grad.numpy(), [0.6, 0.0], rtol=1e-5)
+    # under the limit: untouched
+    params = _params_with_grads([0.3, 0.4])
+    nn.utils.clip_grad_norm_(params, max_norm=1.0)
+    np.testing.assert_allclose(params[0].grad.numpy(), [0.3, 0.4], rtol=1e-6)
+    params = _params_with_grads([1.0, -7.0], [2.0])
+    assert nn.utils.clip_grad_norm_(params, 1.0, norm_type=math.inf).item() == 7.0
+    assert nn.utils.clip_grad_norm_(params, 100.0, norm_type=1).item() == pytest.approx(10 / 7, rel=1e-5)  # already scaled by 1/7 above
+    assert nn.utils.clip_grad_norm_([nn.Parameter(ember.zeros(1))], 1.0).item() == 0.0
+    with pytest.raises(RuntimeError, match="non-finite"):
+        nn.utils.clip_grad_norm_(_params_with_grads([math.nan]), 1.0, error_if_nonfinite=True)
+
+
+def test_clip_grad_value():
+    params = _params_with_grads([-3.0, 0.5, 2.0])
+    nn.utils.clip_grad_value_(params, 1.0)
+    assert params[0].grad.tolist() == [-1.0, 0.5, 1.0]
+
+
+def test_vector_round_trip():
+    model = nn.Sequential(nn.Linear(3, 2), nn.Linear(2, 1))
+    vec = nn.utils.parameters_to_vector(model.parameters())
+    assert vec.shape == (11,)
+    weight = model[0].weight
+    nn.utils.vector_to_parameters(ember.arange(11.0), model.parameters())
+    assert model[0].weight is weight and model[1].bias.tolist() == [10.0]
+    with pytest.raises(TypeError, match=r"expected ember\.Tensor"):
+        nn.utils.vector_to_parameters([1.0], model.parameters())
+
+
+def test_functional_reexports_the_schema():
+    nn_names = [e.name for e in load_schema() if e.family == "nn"]
+    assert nn_names and all(getattr(F, name) is FUNCTIONS[name] for name in nn_names)
+    for name in ("relu", "gelu", "silu", "sigmoid", "tanh", "elu", "leaky_relu", "softplus", "pad", "one_hot",
+                 "interpolate", "scaled_dot_product_attention", "cross_entropy", "relu_"):  # fmt: skip
+        assert getattr(F, name) is FUNCTIONS[name], name
+    assert set(F.__all__) >= {"relu6", "mish", "normalize", "multi_head_attention_forward"}
+
+
+def test_functional_composites_match_torch():
+    torch = pytest.importorskip("torch")
+    x = np.linspace(-4, 4, 12, dtype=np.float32).reshape(3, 4)
+    for name in ("relu6", "hardswish", "hardsigmoid", "mish", "logsigmoid", "selu", "celu", "softsign", "tanhshrink", "glu"):
+        got = getattr(F, name)(ember.tensor(x)).numpy()
+        np.testing.assert_allclose(got, getattr(torch.nn.functional, name)(torch.from_numpy(x)).numpy(), atol=1e-5, err_msg=name)
+    y = x[::-1].copy()
+    np.testing.assert_allclose(F.normalize(ember.tensor(x)).numpy(), torch.nn.functional.normalize(torch.from_numpy(x)).numpy(), atol=1e-6)
+    np.testing.assert_allclose(
+        F.cosine_similarity(ember.tensor(x), ember.tensor(y)).numpy(),
+        torch.nn.functional.cosine_similarity(torch.from_numpy(x), torch.from_numpy(y)).numpy(),
+        atol=1e-6,
+    )
+
+
+def test_dropout_train_eval():
+    ember.manual_seed(0)
+    d = nn.Dropout(0.5)
+    out = d(ember.ones(10000)).numpy()
+    assert set(np.unique(out).tolist()) == {0.0, 2.0} and abs((out == 0).mean() - 0.5) < 0.03
+    d.eval()
+    assert d(ember.ones(5)).tolist() == [1.0] * 5
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        nn.Dropout(1.5)
+
+
+def test_batchnorm_train_eval():
+    bn = nn.BatchNorm1d(2, momentum=0.5)
+    x = ember.tensor([[1.0, 10.0], [3.0, 30.0]])
+    out = bn(x)
+    np.testing.assert_allclose(out.detach().numpy(), [[-1, -1], [1, 1]], atol=1e-3)
+    np.testing.assert_allclose(bn.running_mean.numpy(), [1.0, 10.0])
+    np.testing.assert_allclose(bn.running_var.numpy(), [0.5 + 0.5 * 2, 0.5 + 0.5 * 200], rtol=1e-5)  # unbiased var
+    assert bn.num_batches_tracked.item() == 1
+    bn.eval()
+    out = bn(x)
+    assert bn.num_batches_tracked.item() == 1
+    expected = (x.numpy() - [1.0, 10.0]) / np.sqrt(np.array([1.5, 100.5]) + 1e-5)
+    np.testing.assert_allclose(out.detach().numpy(), expected, rtol=1e-5)
+    with pytest.raises(ValueError, match="expected 2D or 3D input"):
+        bn(ember.zeros(1, 2, 3, 4))
+    free = nn.BatchNorm1d(2, track_running_stats=False).eval()
+    np.testing.assert_allclose(free(x).detach().numpy(), [[-1, -1], [1, 1]], atol=1e-3)
+
+
+def test_containers():
+    seq = nn.Sequential(nn.Linear(2, 3), nn.ReLU())
+    seq.append(nn.Linear(3, 1))
+    assert len(seq) == 3 and isinstance(seq[1:], nn.Sequential) and len(seq[1:]) == 2
+    assert [type(m).__name__ for m in seq] == ["Linear", "ReLU", "Linear"]
+    del seq[1]
+    assert list(seq._modules) == ["0", "1"] and seq(ember.ones(4, 2)).shape == (4, 1)
+    ml = nn.ModuleList([nn.ReLU()])
+    ml += [nn.Tanh()]
+    ml.insert(0, nn.Identity())
+    assert [type(m).__name__ for m in ml] == ["Identity", "ReLU", "Tanh"] and type(ml[-1]).__name__ == "Tanh"
+    md = nn.ModuleDict([("a", nn.ReLU())])
+    md["b"] = nn.Linear(1, 1)
+    assert list(md) == ["a", "b"] and [n for n, _ in md.named_parameters()] == ["b.weight", "b.bias"]
+    pl = nn.ParameterList([ember.zeros(2), nn.Parameter(ember.ones(1))])
+    pl.append(ember.zeros(3))
+    assert len(pl) == 3 and all(isinstance(p, nn.Parameter) for p in pl)
+    assert [n for n, _ in pl.named_parameters()] == ["0", "1", "2"]
+    pd = nn.ParameterDict({"w": ember.zeros(2)})
+    pd["b"] = nn.Parameter(ember.zeros(1))
+    assert list(pd.keys()) == ["w", "b"] and len(list(pd.parameters())) == 2
+    m = nn.Module()
+    m.layers = nn.ModuleList([nn.Linear(1, 1), nn.Linear(1, 1)])
+    assert list(m.state_dict()) == ["layers.0.weight", "layers.0.bias", "layers.1.weight", "layers.1.bias"]

@@ -1,0 +1,167 @@
+"""Every scheduler's lr sequence over ~30 steps equals torch's."""
+
+import math
+
+import pytest
+
+import ember
+import ember.optim
+from ember.optim import lr_scheduler
+
+STEPS = 30
+
+
+def _lambda(epoch):
+    return 0.95**epoch
+
+
+CASES = [
+    ("StepLR", {"step_size": 4, "gamma": 0.5}),
+    ("MultiStepLR", {"milestones": [3, 7, 7, 20], "gamma": 0.3}),
+    ("ExponentialLR", {"gamma": 0.9}),
+    ("CosineAnnealingLR", {"T_max": 10}),
+    ("CosineAnnealingLR", {"T_max": 12, "eta_min": 0.01}),
+    ("LambdaLR", {"lr_lambda": _lambda}),
+    ("OneCycleLR", {"max_lr": 1.0, "total_steps": STEPS + 1}),
+    ("OneCycleLR", {"max_lr": 0.5, "total_steps": STEPS + 1, "anneal_strategy": "linear", "pct_start": 0.25}),
+    ("OneCycleLR", {"max_lr": [1.0, 0.2], "total_steps": STEPS + 1, "three_phase": True, "div_factor": 10.0}),
+]
+
+
+def _groups(lib, opt_name):
+    a, b = lib.zeros(2), lib.zeros(3)
+    groups = [{"params": [a]}, {"params": [b], "lr": 0.05}]
+    return getattr(lib.optim, opt_name)(groups, lr=0.1, **({"momentum": 0.9} if opt_name == "SGD" else {}))
+
+
+def _sequence(lib, sched_mod, opt_name, name, kwargs):
+    opt = _groups(lib, opt_name)
+    sched = getattr(sched_mod, name)(opt, **kwargs)
+    momentum_key = "betas" if opt_name == "Adam" else "momentum"
+    lrs = [sched.get_last_lr()]
+    moms = [[g[momentum_key] for g in opt.param_groups]]  # momentum, or (beta1, beta2)
+    for _ in range(STEPS):
+        opt.step()
+        sched.step()
+        lrs.append(sched.get_last_lr())
+        moms.append([g[momentum_key] for g in opt.param_groups])
+    return lrs, moms
+
+
+@pytest.mark.parametrize("opt_name", ["SGD", "Adam"])
+@pytest.mark.parametrize(("name", "kwargs"), CASES, ids=[f"{n}-{i}" for i, (n, _) in enumerate(CASES)])
+def test_lr_sequence_matches_torch(name, kwargs, opt_name):
+    torch = pytest.importorskip("torch")
+    ours_lr, ours_mom = _sequence(ember, lr_scheduler, opt_name, name, kwargs)
+    theirs_lr, theirs_mom = _sequence(torch, torch.optim.lr_scheduler, opt_name, name, kwargs)
+    assert _flat(ours_lr) == pytest.approx(_flat(theirs_lr), rel=1e-12, abs=1e-15)
+    # one-cycle moves momentum (SGD) or beta1 (Adam) against the lr; others leave it alone
+    assert _flat(ours_mom) == pytest.approx(_flat(theirs_mom), rel=1e-12, abs=1e-15)
+
+
+def _flat(nested):
+    if isinstance(nested, (list, tuple)):
+        return [x for item in nested for x in _flat(item)]
+    return [float(nested)]
+
+
+PLATEAU_CASES = [
+    {},
+    {"patience": 2, "factor": 0.5},
+    {"mode": "max", "patience": 1, "threshold": 0.1, "threshold_mode": "abs"},
+    {"patience": 0, "cooldown": 2, "min_lr": [0.02, 0.001]},
+    {"patience": 1, "factor": 0.5, "threshold_mode": "abs", "eps": 0.03},
+]
+
+
+@pytest.mark.parametrize("kwargs", PLATEAU_CASES)
+def test_reduce_on_plateau_matches_torch(kwargs):
+    torch = pytest.importorskip("torch")
+    metrics = [1.0 / (1 + i) if i < 8 else 0.12 + 0.01 * math.sin(i) for i in range(STEPS)]
+
+    def run(lib, mod):
+        opt = _groups(lib, "SGD")
+        sched = mod.ReduceLROnPlateau(opt, **kwargs)
+        out = []
+        for m in metrics:
+            opt.step()
+            sched.step(m)
+            out.append(sched.get_last_lr())
+        return out, sched.num_bad_epochs, sched.best
+
+    assert run(ember, lr_scheduler) == run(torch, torch.optim.lr_scheduler)
+
+
+def test_initial_lr_and_base_lrs():
+    opt = _groups(ember, "SGD")
+    sched = lr_scheduler.StepLR(opt, step_size=2)
+    assert [g["initial_lr"] for g in opt.param_groups] == [0.1, 0.05]
+    assert sched.base_lrs == [0.1, 0.05] and sched.last_epoch == 0
+
+
+def test_resume_needs_initial_lr():
+    opt = _groups(ember, "SGD")
+    with pytest.raises(KeyError, match="initial_lr"):
+        lr_scheduler.StepLR(opt, step_size=2, last_epoch=3)
+
+
+def test_state_dict_round_trip():
+    opt = _groups(ember, "SGD")
+    sched = lr_scheduler.CosineAnnealingLR(opt, T_max=7)
+    for _ in range(4):
+        opt.step()
+        sched.step()
+    saved = sched.state_dict()
+    expected = []
+    for _ in range(4):
+        opt.step()
+        sched.step()
+        expected.append(sched.get_last_lr())
+
+    opt2 = _groups(ember, "SGD")
+    for g, lr in zip(opt2.param_groups, saved["_last_lr"], strict=False):
+        g["lr"] = lr
+    sched2 = lr_scheduler.CosineAnnealingLR(opt2, T_max=7)
+    sched2.load_state_dict(saved)
+    got = []
+    for _ in range(4):
+        opt2.step()
+        sched2.step()
+        got.append(sched2.get_last_lr())
+    assert got == expected
+
+
+def test_scheduler_before_optimizer_warns():
+    opt = _groups(ember, "SGD")
+    sched = lr_scheduler.StepLR(opt, step_size=2)
+    with pytest.warns(UserWarning, match="before `optimizer.step\\(\\)`"):
+        sched.step()
+
+
+def test_explicit_epoch_uses_closed_form():
+    opt = _groups(ember, "SGD")
+    sched = lr_scheduler.StepLR(opt, step_size=3, gamma=0.5)
+    opt.step()
+    with pytest.warns(UserWarning, match="epoch parameter"):
+        sched.step(7)
+    assert sched.get_last_lr() == [0.1 * 0.25, 0.05 * 0.25]
+
+
+def test_one_cycle_errors():
+    opt = _groups(ember, "SGD")
+    with pytest.raises(ValueError, match="total_steps OR"):
+        lr_scheduler.OneCycleLR(opt, max_lr=1.0)
+    sched = lr_scheduler.OneCycleLR(opt, max_lr=1.0, total_steps=2)
+    opt.step()
+    sched.step()
+    sched.step()
+    with pytest.raises(ValueError, match="Tried to step 3 times"):
+        sched.step()
+    plain = ember.optim.Adagrad([ember.zeros(1)])
+    with pytest.raises(ValueError, match="momentum or beta1"):
+        lr_scheduler.OneCycleLR(plain, max_lr=1.0, total_steps=5)
+
+
+def test_not_an_optimizer():
+    with pytest.raises(TypeError, match="is not an Optimizer"):
+        lr_scheduler.StepLR(object(), step_size=1)
