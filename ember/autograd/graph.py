@@ -14,6 +14,8 @@ PyTorch's graph, so it reads the same:
 ((<MulBackward0>, 0),)
 >>> y.grad_fn.next_functions[0][0].next_functions
 ((<AccumulateGrad>, 0),)
+>>> [tuple(t.shape) for t in y.grad_fn.saved_tensors]  # relu keeps its output
+[(2,)]
 """
 
 from __future__ import annotations
@@ -43,8 +45,7 @@ class Node:
     def __init__(self, next_functions: tuple = ()) -> None:
         self.next_functions = next_functions
         self.sequence_nr = next(_SEQUENCE)  # later nodes run first, as in PyTorch's engine
-        self._pre_hooks: list = []
-        self._post_hooks: list = []
+        self._pre_hooks = self._post_hooks = ()  # lists once a hook is registered: most nodes never get one
 
     def name(self) -> str:
         return type(self).__name__
@@ -54,11 +55,15 @@ class Node:
 
     def register_hook(self, hook):
         """``hook(grad_inputs, grad_outputs)`` after the node runs; may return new grad_inputs."""
+        if not self._post_hooks:
+            self._post_hooks = []
         self._post_hooks.append(hook)
         return _Handle(self._post_hooks, hook)
 
     def register_prehook(self, hook):
         """``hook(grad_outputs)`` before the node runs; may return new grad_outputs."""
+        if not self._pre_hooks:
+            self._pre_hooks = []
         self._pre_hooks.append(hook)
         return _Handle(self._pre_hooks, hook)
 
@@ -79,8 +84,14 @@ class _Handle:
 
 def backward_name(op_name: str) -> str:
     """``relu`` -> ``ReluBackward0``; a scalar form is the same function (``MulBackward0``)."""
-    base = op_name.removesuffix("_scalar").strip("_")
-    return "".join(part.capitalize() for part in base.split("_")) + "Backward0"
+    name = _NAMES.get(op_name)
+    if name is None:
+        base = op_name.removesuffix("_scalar").strip("_")
+        name = _NAMES[op_name] = "".join(part.capitalize() for part in base.split("_")) + "Backward0"
+    return name
+
+
+_NAMES: dict[str, str] = {}
 
 
 class SavedTensor:
@@ -96,7 +107,7 @@ class SavedTensor:
 class OpNode(Node):
     """The backward of one recorded primitive: its derivative, attributes and saved tensors."""
 
-    __slots__ = ("_name", "attrs", "input_meta", "op", "output_meta", "saved_inputs", "saved_outputs")
+    __slots__ = ("attrs", "input_meta", "op", "output_meta", "saved_inputs", "saved_outputs")
 
     def __init__(self, op, attrs: dict, next_functions: tuple, saved_inputs, saved_outputs, input_meta, output_meta) -> None:
         super().__init__(next_functions)
@@ -106,10 +117,14 @@ class OpNode(Node):
         self.saved_outputs = saved_outputs
         self.input_meta = input_meta  # (shape, dtype) per input: for zero gradients and checks
         self.output_meta = output_meta
-        self._name = backward_name(op.name)
 
     def name(self) -> str:
-        return self._name
+        return backward_name(self.op.name)
+
+    @property
+    def saved_tensors(self) -> tuple:
+        """The tensors this node keeps for its derivative (inputs, then outputs), version-checked."""
+        return self.unpack(self.saved_inputs or ()) + self.unpack(self.saved_outputs or ())
 
     def unpack(self, saved: tuple | None) -> tuple:
         if saved is None:
