@@ -1,6 +1,7 @@
 """A short tour of what ember does today: the seeds' examples about tensors, run for real.
 
-Run with `make demo` (or `python examples/tour.py`). Each section prints what it shows.
+Run with `make tour` (or `python examples/tour.py`). Each section prints what it shows.
+`make demo` runs the training example, examples/train_digits.py.
 """
 
 import pickle
@@ -119,4 +120,4 @@ print(journeys.table())
 show("rows of softmax sum to 1", probabilities.sum(dim=1))
 show("the same ops on the meta device (inference, no kernels)", ember.matmul(ember.empty(64, 128, device="meta"), ember.empty(128, 32, device="meta")))
 
-print("\nMore to come: autograd and the training demo, graphs and sessions, DLPack and TensorProto.")
+print("\nTraining: `make demo` (examples/train_digits.py). More to come: graphs and sessions, DLPack and TensorProto.")

@@ -62,8 +62,9 @@ def load_data(seed: int, test_fraction: float = 0.2):
     labels = ember.from_numpy(digits.target.astype(np.int64))
 
     split_generator = ember.Generator().manual_seed(seed)
-    train_split, test_split = random_split(TensorDataset(features, labels), [1 - test_fraction, test_fraction],
-                                           generator=split_generator)
+    train_split, test_split = random_split(
+        TensorDataset(features, labels), [1 - test_fraction, test_fraction], generator=split_generator
+    )
     train_idx, test_idx = ember.tensor(train_split.indices), ember.tensor(test_split.indices)
     x_train, y_train = features[train_idx], labels[train_idx]
     x_test, y_test = features[test_idx], labels[test_idx]
@@ -125,13 +126,19 @@ def main(argv: Sequence[str] | None = None) -> dict:
 
     ember.manual_seed(args.seed)  # the weights' initialisation
     x_train, y_train, x_test, y_test = load_data(args.seed)
-    loader = DataLoader(TensorDataset(x_train, y_train), batch_size=args.batch_size, shuffle=True,
-                        generator=ember.Generator().manual_seed(args.seed + 1))
+    loader = DataLoader(
+        TensorDataset(x_train, y_train),
+        batch_size=args.batch_size,
+        shuffle=True,
+        generator=ember.Generator().manual_seed(args.seed + 1),
+    )
 
     model = TinyModel(in_features=x_train.shape[1])
     say(model)
-    say(f"digits: {len(x_train)} train / {len(x_test)} test, {x_train.shape[1]} features; "
-        f"{args.epochs} epochs of {len(loader)} steps, batch {args.batch_size}, Adam lr {args.lr:g}, seed {args.seed}")
+    say(
+        f"digits: {len(x_train)} train / {len(x_test)} test, {x_train.shape[1]} features; "
+        f"{args.epochs} epochs of {len(loader)} steps, batch {args.batch_size}, Adam lr {args.lr:g}, seed {args.seed}"
+    )
     optimizer = ember.optim.Adam(model.parameters(), lr=args.lr)
 
     losses: list[float] = []
@@ -146,7 +153,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
             optimizer.step()
             losses.append(loss.item())
             bar.update()
-        epoch_losses = losses[-len(loader):]
+        epoch_losses = losses[-len(loader) :]
         bar.set_postfix(epoch=epoch + 1, loss=f"{sum(epoch_losses) / len(epoch_losses):.4f}")
     seconds = time.perf_counter() - start
     bar.close()
@@ -155,7 +162,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
     result = {
         "train_accuracy": accuracy(model, x_train, y_train),
         "test_accuracy": accuracy(model, x_test, y_test),
-        "final_loss": sum(losses[-len(loader):]) / len(loader),
+        "final_loss": sum(losses[-len(loader) :]) / len(loader),
         "losses": losses,
         "steps": len(losses),
         "seconds": seconds,
@@ -167,8 +174,10 @@ def main(argv: Sequence[str] | None = None) -> dict:
     say(f"  train accuracy  {result['train_accuracy']:.2%}")
     say(f"  test accuracy   {result['test_accuracy']:.2%}  ({len(x_test)} held-out digits)")
     say(f"  final loss      {result['final_loss']:.4f}")
-    say(f"  time            {seconds:.2f} s for {len(losses)} steps: {result['ms_per_step']:.2f} ms/step "
-        f"(batch {args.batch_size}: data, forward, backward, Adam)")
+    say(
+        f"  time            {seconds:.2f} s for {len(losses)} steps: {result['ms_per_step']:.2f} ms/step "
+        f"(batch {args.batch_size}: data, forward, backward, Adam)"
+    )
     if args.no_plot:
         say("  loss curve      skipped (--no-plot)")
     elif result["plot"] is None:

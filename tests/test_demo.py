@@ -58,7 +58,7 @@ def test_tiny_model_is_the_seeds():
     )
 
 
-def test_train_digits_reaches_accuracy_and_is_reproducible(tmp_path):
+def test_train_digits_reaches_accuracy_and_is_reproducible():
     pytest.importorskip("sklearn")
     module = _load_example()
     argv = ["--epochs", "6", "--batch-size", "64", "--lr", "2e-3", "--seed", "3", "--quiet", "--no-plot"]

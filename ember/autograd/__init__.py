@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from .._core.tensor import Tensor
 from ..dispatch import interpreter as _interp
-from . import engine, grad_mode, graph
+from . import dot, engine, function, grad_mode, graph
 from .engine import backward, grad
+from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .graph import AccumulateGrad, Node
@@ -26,11 +27,15 @@ from .interpreter import AutogradInterpreter, note_write_site
 __all__ = [
     "AccumulateGrad",
     "AutogradInterpreter",
+    "Function",
+    "FunctionCtx",
     "GradcheckError",
     "Node",
     "backward",
+    "dot",
     "enable_grad",
     "engine",
+    "function",
     "grad",
     "grad_mode",
     "gradcheck",
@@ -40,6 +45,7 @@ __all__ = [
     "is_grad_enabled",
     "is_inference_mode_enabled",
     "no_grad",
+    "once_differentiable",
     "set_grad_enabled",
 ]
 

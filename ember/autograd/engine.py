@@ -18,7 +18,7 @@ import heapq
 
 from .._core.tensor import Tensor
 from . import grad_mode
-from .graph import AccumulateGrad, OpNode, TensorMap, accumulate_grad_node
+from .graph import AccumulateGrad, TensorMap, accumulate_grad_node
 
 __all__ = ["backward", "grad"]
 
@@ -111,7 +111,7 @@ def _execute(roots: list, retain_graph: bool, create_graph: bool, capture: dict 
                 changed = hook(grad_inputs, grads)
                 if changed is not None:
                     grad_inputs = tuple(changed)
-            if not retain_graph and isinstance(node, OpNode):
+            if not retain_graph and hasattr(node, "release"):
                 node.release()
             for (nxt, nr), g in zip(node.next_functions, grad_inputs, strict=False):
                 if nxt is None:

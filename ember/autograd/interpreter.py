@@ -13,6 +13,7 @@ import sys
 from ..dispatch.interpreter import Interpreter
 from ..dispatch.opexpr import OpExpr
 from . import grad_mode
+from . import views as _views
 from .graph import WATCHED, WRITE_SITES, OpNode, SavedTensor, TensorMap, accumulate_grad_node
 
 __all__ = ["AutogradInterpreter"]
@@ -21,6 +22,15 @@ _state = grad_mode.state
 
 # output tensor -> its index among its node's outputs, for nodes with several outputs
 OUTPUT_NR = TensorMap()
+# views taken by detach() of tensors that require grad: writes into them are not differentiated
+DETACHED_VIEWS = TensorMap()
+
+NO_GRAD_VIEW = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that this use case "
+    "is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and the inplace "
+    "either both inside the no_grad block (if you don't want the inplace to be tracked) or both outside (if you want "
+    "the inplace to be tracked)."
+)
 
 
 class AutogradInterpreter(Interpreter):
@@ -43,20 +53,25 @@ class AutogradInterpreter(Interpreter):
         return self.inner.apply(op, inputs, attrs, outputs)
 
     def _record(self, op: OpExpr, inputs: tuple, attrs: dict, outputs: tuple | None) -> tuple:
+        # an in-place write into a differentiable view is recorded on the view's base (CopySlices)
+        target = _check_leaf_write(op, outputs) if outputs is not None else None
         if not op.differentiable:  # comparisons, argmax, detach...: results need no gradient
-            if outputs is not None:
-                _check_leaf_write(op, outputs)
             results = self.inner.apply(op, inputs, attrs, outputs)
-            if outputs is not None:
+            if outputs is None and op.view is not None:  # detach(): a view cut from the graph
+                for t in results:
+                    DETACHED_VIEWS[t] = True
+            elif target is not None:
+                _record_view_write(op, target, None, inputs)
+            elif outputs is not None:
                 for out in outputs:  # overwritten by something without a derivative: no history left
                     out.grad_fn = None
                     out._requires_grad = False
+                    OUTPUT_NR.discard(out)
+                    _refresh_views(out)
             return results
         derivative = op.derivative
         if derivative is None:
             raise NotImplementedError(f"the derivative for '{op.name}' is not implemented (it is not registered beside the op)")
-        if outputs is not None:
-            _check_leaf_write(op, outputs)
         saves = getattr(derivative, "saves", "inputs")
         saved_inputs = None
         if saves in ("inputs", "both"):
@@ -74,9 +89,14 @@ class AutogradInterpreter(Interpreter):
         finally:
             _state.enabled = previous
         saved_outputs = tuple(SavedTensor(t) for t in results) if saves in ("outputs", "both") else None
-        node = OpNode(op, attrs, next_functions, saved_inputs, saved_outputs, input_meta, tuple((t._shape, t._dtype) for t in results))
+        node = OpNode(
+            op, attrs, next_functions, saved_inputs, saved_outputs, input_meta, tuple((t._shape, t._dtype) for t in results)
+        )
         for saved in (saved_inputs or ()) + (saved_outputs or ()):
             WATCHED.add(saved.tensor._storage)
+        if target is not None:
+            _record_view_write(op, target, node, inputs)
+            return results
         multi = len(results) > 1
         for i, t in enumerate(results):
             if t._dtype.is_floating_point or t._dtype.is_complex:
@@ -84,6 +104,16 @@ class AutogradInterpreter(Interpreter):
                 t._requires_grad = True
                 if multi:
                     OUTPUT_NR[t] = i
+                elif outputs is not None:
+                    OUTPUT_NR.discard(t)
+        if outputs is not None:  # the tensor written has a new history: so have its views
+            for t in results:
+                _refresh_views(t)
+        elif op.view is not None:  # remember the views of a tensor with history, for writes into it later
+            for t in results:
+                base = t._base
+                if base is not None and base.grad_fn is not None and t._requires_grad:
+                    _views.register_view(base, t)
         return results
 
 
@@ -95,16 +125,63 @@ def _edge(t) -> tuple:
     return (t.grad_fn, OUTPUT_NR.get(t, 0) if t.grad_fn is not None else 0)
 
 
-def _check_leaf_write(op: OpExpr, outputs: tuple) -> None:
+def _check_leaf_write(op: OpExpr, outputs: tuple):
+    """Refuse in-place writes into leaves that require grad and their views; return the output that
+    is a differentiable view (its base takes the write's history), or None."""
+    target = None
     for out in outputs:
         if out.grad_fn is None and out._requires_grad:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
         base = out._base
-        if base is not None and (base._requires_grad or out._requires_grad):
-            raise NotImplementedError(
-                f"{op.name}: an in-place write into a view of a tensor that requires grad is not differentiated yet "
-                "(PyTorch's CopySlices); write into a clone instead"
-            )
+        if base is None:
+            continue
+        if base._requires_grad:
+            if not out._requires_grad:
+                if out in DETACHED_VIEWS:
+                    continue  # a view taken by detach(): the write is not differentiated through it
+                raise RuntimeError(NO_GRAD_VIEW)  # taken under no_grad, or without autograd (its history is unknown)
+            if base.grad_fn is None:
+                raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+        if target is not None:
+            raise NotImplementedError(f"{op.name}: an in-place op that writes into several views is not differentiable")
+        target = out
+    if target is not None and len(outputs) > 1:
+        raise NotImplementedError(f"{op.name}: an in-place op with several outputs, one of them a view, is not differentiable")
+    return target
+
+
+def _record_view_write(op: OpExpr, view, fn, inputs: tuple) -> None:
+    """Record an in-place write into ``view`` (already done; ``fn`` is the op's node, or None for an
+    op without a derivative) on its base: the base's ``grad_fn`` becomes CopySlices."""
+    base = view._base
+    if not (base._dtype.is_floating_point or base._dtype.is_complex) or (fn is None and not base._requires_grad):
+        view.grad_fn = None
+        view._requires_grad = False
+        return
+    self_index = next((i for i, t in enumerate(inputs) if t is view), None)
+    base.grad_fn = _views.CopySlices(op, base, view, fn, self_index, _edge(base))
+    base._requires_grad = True
+    OUTPUT_NR.discard(base)
+    _views.register_view(base, view)
+    _refresh_views(base)
+
+
+def _refresh_views(base) -> None:
+    """``base``'s history changed: each of its live views reads its elements out of the new one."""
+    if base._base is not None:
+        return
+    views = _views.live_views(base)
+    if not views:
+        return
+    edge = (base.grad_fn, 0) if base.grad_fn is not None else None
+    for v in views:
+        OUTPUT_NR.discard(v)
+        if edge is None:
+            v.grad_fn = None
+            v._requires_grad = False
+        else:
+            v.grad_fn = _views.AsStridedBackward0(edge, base, v)
+            v._requires_grad = True
 
 
 def note_write_site(storage) -> None:

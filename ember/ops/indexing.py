@@ -389,8 +389,8 @@ def setitem(input, key, value):
 
 def _write_target(t: Tensor, basic: tuple, value) -> Tensor:
     """Where an advanced-key write goes: the view of ``t`` by the key's basic part; or, when that
-    part takes whole dimensions only and autograd is concerned, ``t`` itself, so that the write
-    is recorded on ``t`` (autograd does not differentiate writes into views)."""
+    part takes whole dimensions only and autograd is concerned, ``t`` itself, so the write is
+    recorded directly on ``t`` (a plain node, rather than a view write's CopySlices)."""
     if (t._requires_grad or (isinstance(value, Tensor) and value._requires_grad)) and all(
         type(b) is slice and b == slice(None) for b in basic
     ):

@@ -554,10 +554,17 @@ class Module:
         return handle
 
     def register_full_backward_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
-        """Store ``hook(module, grad_input, grad_output)``.
+        """``hook(module, grad_input, grad_output)`` once the gradients w.r.t. the module's inputs are computed.
 
-        Not wired yet: ember's autograd is still being written, so calling a module that has backward
-        hooks raises NotImplementedError (registering and removing them works).
+        ``grad_input``/``grad_output`` hold one entry per positional argument / output (None for a
+        non-tensor or one that needs no gradient); a non-None return value replaces ``grad_input``.
+        Works as PyTorch's: identity nodes around the module's tensor inputs and outputs carry it.
+
+        >>> import ember.nn as nn
+        >>> m = nn.Linear(2, 1)
+        >>> h = m.register_full_backward_hook(lambda mod, gi, go: print([tuple(g.shape) for g in go]))
+        >>> m(ember.ones(3, 2, requires_grad=True)).sum().backward()
+        [(3, 1)]
         """
         handle = RemovableHandle(self._backward_hooks)
         self._backward_hooks[handle.id] = hook
@@ -566,7 +573,8 @@ class Module:
         return handle
 
     def register_full_backward_pre_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
-        """Store ``hook(module, grad_output)``; like ``register_full_backward_hook``, not wired yet."""
+        """``hook(module, grad_output)`` when the gradients w.r.t. the module's outputs are computed,
+        before ``grad_input``; a non-None return value replaces ``grad_output``."""
         handle = RemovableHandle(self._backward_pre_hooks)
         self._backward_pre_hooks[handle.id] = hook
         if prepend:
@@ -574,8 +582,11 @@ class Module:
         return handle
 
     def _call_impl(self, *args, **kwargs):
+        bw_hook = None
         if self._backward_hooks or self._backward_pre_hooks:
-            raise NotImplementedError("module backward hooks need autograd, which ember does not provide yet")
+            from ...autograd.function import BackwardHook
+
+            bw_hook = BackwardHook(self, list(self._backward_hooks.values()), list(self._backward_pre_hooks.values()))
         for hook_id, hook in list(self._forward_pre_hooks.items()):
             if hook_id in self._forward_pre_hooks_with_kwargs:
                 result = hook(self, args, kwargs)
@@ -587,6 +598,8 @@ class Module:
                 result = hook(self, args)
                 if result is not None:
                     args = result if isinstance(result, tuple) else (result,)
+        if bw_hook is not None:
+            args = bw_hook.setup_input_hook(args)
         try:
             output = self.forward(*args, **kwargs)
         except Exception:
@@ -599,6 +612,8 @@ class Module:
             result = self._run_forward_hook(hook_id, hook, args, kwargs, output)
             if result is not None:
                 output = result
+        if bw_hook is not None:
+            output = bw_hook.setup_output_hook(output)
         return output
 
     def _run_forward_hook(self, hook_id, hook, args, kwargs, output):
