@@ -50,7 +50,8 @@ sync_point = _SyncPoint()
 class Storage:
     """Untyped bytes: ``nbytes``, a device, an allocator, and (once allocated) the memory."""
 
-    __slots__ = ("__weakref__", "_allocator", "_data", "_device", "_holds_objects", "_nbytes", "_readonly", "_version")
+    # _watched: autograd saved a tensor of this storage (set by autograd, read with a default)
+    __slots__ = ("__weakref__", "_allocator", "_data", "_device", "_holds_objects", "_nbytes", "_readonly", "_version", "_watched")
 
     def __init__(
         self,

@@ -77,6 +77,7 @@ def _dependencies(roots: list) -> dict:
 def _execute(roots: list, retain_graph: bool, create_graph: bool, capture: dict | None, accumulate: bool) -> None:
     deps = _dependencies(roots)
     buffers: dict = {}  # node -> list of summed gradients, one per node output
+    owned = {id(g) for _, _, g, _ in roots}  # gradients a leaf may not keep without a copy
     for node, nr, g, _ in roots:
         _add(buffers, node, nr, g)
     ready, queued = [], set()
@@ -103,9 +104,9 @@ def _execute(roots: list, retain_graph: bool, create_graph: bool, capture: dict 
                         capture[(node, nr)] = g
             if isinstance(node, AccumulateGrad):
                 if accumulate:
-                    _accumulate(node.variable, grads[0], create_graph)
+                    _accumulate(node.variable, grads[0], create_graph, owned)
                 continue
-            _apply_tensor_hooks(node, grads)
+            _apply_tensor_hooks(node, grads, owned)
             grad_inputs = node.apply(grads)
             for hook in node._post_hooks:
                 changed = hook(grad_inputs, grads)
@@ -125,7 +126,7 @@ def _execute(roots: list, retain_graph: bool, create_graph: bool, capture: dict 
         grad_mode.state.enabled = previous
 
 
-def _apply_tensor_hooks(node, grads) -> None:
+def _apply_tensor_hooks(node, grads, owned: set) -> None:
     """Non-leaf tensors' register_hook / retain_grad see the gradient that reaches their node."""
     for t, hooks in list(TENSOR_HOOKS.items()):
         if t.grad_fn is node and t.grad_fn is not None:
@@ -135,6 +136,7 @@ def _apply_tensor_hooks(node, grads) -> None:
         if t.grad_fn is node:
             g = grads[0]
             t.grad = g if t.grad is None else t.grad + g
+            owned.add(id(g))  # now held by a retained .grad: a leaf must not keep the same tensor
 
 
 def _add(buffers: dict, node, nr: int, g) -> None:
@@ -145,7 +147,7 @@ def _add(buffers: dict, node, nr: int, g) -> None:
     slots[nr] = g if slots[nr] is None else slots[nr] + g
 
 
-def _accumulate(leaf: Tensor, g, create_graph: bool) -> None:
+def _accumulate(leaf: Tensor, g, create_graph: bool, owned: set) -> None:
     for hook in TENSOR_HOOKS.get(leaf, ()):
         changed = hook(g)
         if changed is not None:
@@ -153,8 +155,15 @@ def _accumulate(leaf: Tensor, g, create_graph: bool) -> None:
     if g._shape != leaf._shape:
         raise RuntimeError(f"the gradient for a leaf of shape {list(leaf._shape)} has shape {list(g._shape)}")
     if leaf.grad is None:
-        # a tensor of the leaf's own: a derivative may hand the same gradient to two inputs
-        leaf.grad = g if create_graph else g.detach().clone()
+        # the leaf must own its .grad: a derivative may hand one gradient to two inputs, and a
+        # root's gradient belongs to the caller; a fresh, dense gradient nobody else got is kept
+        if create_graph:
+            leaf.grad = g
+        elif id(g) in owned or g._base is not None or g._requires_grad or not g.is_contiguous():
+            leaf.grad = g.detach().clone()
+        else:
+            leaf.grad = g
+        owned.add(id(leaf.grad))
     elif create_graph:
         leaf.grad = leaf.grad + g
     else:
@@ -173,7 +182,7 @@ def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, creat
         results = grad(tensors, inputs, grad_tensors, retain_graph=retain_graph, create_graph=create_graph, allow_unused=True)
         for t, g in zip(inputs, results, strict=True):
             if g is not None:
-                _accumulate(t, g, create_graph)
+                _accumulate(t, g, create_graph, {id(g) for g in results})
         return
     _execute(roots, retain_graph, create_graph, None, True)
 

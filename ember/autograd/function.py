@@ -32,7 +32,7 @@ import functools
 
 from .._core.tensor import Tensor
 from . import grad_mode
-from .graph import FREED, WATCHED, Node, SavedTensor, _modified_message
+from .graph import FREED, Node, SavedTensor, _modified_message
 from .interpreter import OUTPUT_NR, _edge
 
 __all__ = ["BackwardCFunction", "Function", "FunctionCtx", "once_differentiable"]
@@ -295,7 +295,7 @@ def _wrap_outputs(ctx: BackwardCFunction, tensors: tuple, outputs, executable: b
     saved = tuple(None if t is None else SavedTensor(t) for t in ctx.to_save)
     for item in saved:
         if item is not None:
-            WATCHED.add(item.tensor._storage)
+            item.tensor._storage._watched = True  # in-place writes to it note their file:line
     ctx._saved = saved
     ctx.to_save = ()  # the SavedTensors hold them now (and release() lets them go)
     return tuple(result) if is_tuple else result[0]

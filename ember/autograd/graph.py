@@ -204,7 +204,7 @@ def _modified_message(node: OpNode, tensor: Tensor, expected: int) -> str:
 
 
 # storage -> "file:line" of its last in-place write, for the storages autograd saved tensors of
-WATCHED: weakref.WeakSet = weakref.WeakSet()
+# (marked by their ``_watched`` slot)
 WRITE_SITES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 

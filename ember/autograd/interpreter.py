@@ -14,7 +14,7 @@ from ..dispatch.interpreter import Interpreter
 from ..dispatch.opexpr import OpExpr
 from . import grad_mode
 from . import views as _views
-from .graph import WATCHED, WRITE_SITES, OpNode, SavedTensor, TensorMap, accumulate_grad_node
+from .graph import WRITE_SITES, OpNode, SavedTensor, TensorMap, accumulate_grad_node
 
 __all__ = ["AutogradInterpreter"]
 
@@ -72,28 +72,37 @@ class AutogradInterpreter(Interpreter):
         derivative = op.derivative
         if derivative is None:
             raise NotImplementedError(f"the derivative for '{op.name}' is not implemented (it is not registered beside the op)")
-        saves = getattr(derivative, "saves", "inputs")
+        saves = derivative.saves
         saved_inputs = None
-        if saves in ("inputs", "both"):
-            # an in-place op overwrites its input: save the old value, not the new
-            saved_inputs = tuple(
-                SavedTensor(t.clone() if outputs is not None and any(t is o or t._storage is o._storage for o in outputs) else t)
-                for t in inputs
-            )
-        next_functions = tuple(_edge(t) for t in inputs)
-        input_meta = tuple((t._shape, t._dtype) for t in inputs)
+        if saves == "inputs" or saves == "both":
+            if outputs is None:
+                saved_inputs = tuple([SavedTensor(t) for t in inputs])
+            else:  # an in-place op overwrites its input: save the old value, not the new
+                saved_inputs = tuple(
+                    SavedTensor(t.clone() if any(t is o or t._storage is o._storage for o in outputs) else t) for t in inputs
+                )
+        if len(inputs) == 1:
+            t = inputs[0]
+            next_functions = (_edge(t),)
+            input_meta = ((t._shape, t._dtype),)
+        else:
+            next_functions = tuple([_edge(t) for t in inputs])
+            input_meta = tuple([(t._shape, t._dtype) for t in inputs])
         previous = _state.enabled
         _state.enabled = False
         try:
             results = self.inner.apply(op, inputs, attrs, outputs)
         finally:
             _state.enabled = previous
-        saved_outputs = tuple(SavedTensor(t) for t in results) if saves in ("outputs", "both") else None
-        node = OpNode(
-            op, attrs, next_functions, saved_inputs, saved_outputs, input_meta, tuple((t._shape, t._dtype) for t in results)
-        )
-        for saved in (saved_inputs or ()) + (saved_outputs or ()):
-            WATCHED.add(saved.tensor._storage)
+        saved_outputs = tuple([SavedTensor(t) for t in results]) if saves == "outputs" or saves == "both" else None
+        output_meta = ((results[0]._shape, results[0]._dtype),) if len(results) == 1 else tuple([(t._shape, t._dtype) for t in results])
+        node = OpNode(op, attrs, next_functions, saved_inputs, saved_outputs, input_meta, output_meta)
+        if saved_inputs is not None:
+            for saved in saved_inputs:
+                saved.tensor._storage._watched = True  # its in-place writes will note their file:line
+        if saved_outputs is not None:
+            for saved in saved_outputs:
+                saved.tensor._storage._watched = True
         if target is not None:
             _record_view_write(op, target, node, inputs)
             return results
@@ -186,7 +195,7 @@ def _refresh_views(base) -> None:
 
 def note_write_site(storage) -> None:
     """Remember where a storage that autograd saved tensors of was last written in place."""
-    if storage in WATCHED:
+    if getattr(storage, "_watched", False):
         WRITE_SITES[storage] = _user_site()
 
 
