@@ -180,3 +180,21 @@ def test_a_small_graph_matches_torch():
 def test_recorded_ops_outside_autograd_still_run_eagerly():
     x = ember.ones(3)
     assert (x + x).grad_fn is None and not (x + x).requires_grad
+
+
+@pytest.mark.parametrize(
+    ("name", "fn", "shapes"),
+    [
+        ("tanh", lambda x: ember.tanh(x), [(2, 3)]),
+        ("mul", lambda x, y: x * y, [(2, 3), (3,)]),
+        ("matmul", lambda a, b: a @ b, [(2, 3), (3, 2)]),
+        ("softmax", lambda x: ember.softmax(x, dim=1), [(2, 3)]),
+        ("conv2d", lambda x, w: ember.conv2d(x, w, padding=1), [(1, 2, 4, 4), (3, 2, 3, 3)]),
+        ("layer_norm", lambda x, w, b: ember.layer_norm(x, (3,), w, b), [(2, 3), (3,), (3,)]),
+    ],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
+def test_second_derivatives_of_the_representative_set(name, fn, shapes):
+    rng = np.random.default_rng(0)
+    inputs = tuple(leaf(rng.uniform(0.2, 0.8, s)) for s in shapes)
+    assert ember.autograd.gradgradcheck(fn, inputs)
