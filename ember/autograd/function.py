@@ -32,7 +32,7 @@ import functools
 
 from .._core.tensor import Tensor
 from . import grad_mode
-from .graph import FREED, Node, SavedTensor, _modified_message
+from .graph import FREED, Node, SavedTensor, unpack_saved
 from .interpreter import OUTPUT_NR, _edge
 
 __all__ = ["BackwardCFunction", "Function", "FunctionCtx", "once_differentiable"]
@@ -74,16 +74,7 @@ class FunctionCtx:
             raise RuntimeError(FREED)
         if saved is None:  # still inside forward
             return tuple(self.__dict__.get("to_save", ()))
-        out = []
-        for item in saved:
-            if item is None:
-                out.append(None)
-                continue
-            t = item.tensor
-            if t._storage._version != item.version:
-                raise RuntimeError(_modified_message(self, t, item.version))
-            out.append(t)
-        return tuple(out)
+        return unpack_saved(self, saved)
 
     saved_variables = saved_tensors
 

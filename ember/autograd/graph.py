@@ -129,16 +129,7 @@ class OpNode(Node):
     def unpack(self, saved: tuple | None) -> tuple:
         if saved is None:
             raise RuntimeError(FREED)
-        out = []
-        for item in saved:
-            if item is None:
-                out.append(None)
-                continue
-            t = item.tensor
-            if t._storage._version != item.version:
-                raise RuntimeError(_modified_message(self, t, item.version))
-            out.append(t)
-        return tuple(out)
+        return unpack_saved(self, saved)
 
     def release(self) -> None:
         self.saved_inputs = self.saved_outputs = None
@@ -161,6 +152,20 @@ class OpNode(Node):
             g if g is None or g._dtype is meta[1] or not (meta[1].is_floating_point or meta[1].is_complex) else g.to(meta[1])
             for g, meta in zip(result, self.input_meta, strict=False)
         )
+
+
+def unpack_saved(node: Node, saved: tuple) -> tuple:
+    """The saved tensors back, each checked against the version it was saved at."""
+    out = []
+    for item in saved:
+        if item is None:
+            out.append(None)
+            continue
+        t = item.tensor
+        if t._storage._version != item.version:
+            raise RuntimeError(_modified_message(node, t, item.version))
+        out.append(t)
+    return tuple(out)
 
 
 def _needs_saved(op) -> bool:
