@@ -91,7 +91,12 @@ def _execute(roots: list, retain_graph: bool, create_graph: bool, capture: dict 
         while ready:
             _, _, node = heapq.heappop(ready)
             grads = buffers.pop(node, None)
-            if grads is None:
+            if grads is None:  # no gradient reached this node: nothing to run, but its edges are done
+                for nxt, _ in node.next_functions:
+                    if nxt is not None:
+                        deps[nxt] -= 1
+                        if deps[nxt] == 0:
+                            heapq.heappush(ready, (-nxt.sequence_nr, id(nxt), nxt))
                 continue
             grads = tuple(grads)
             for hook in node._pre_hooks:
@@ -114,9 +119,10 @@ def _execute(roots: list, retain_graph: bool, create_graph: bool, capture: dict 
                     grad_inputs = tuple(changed)
             if not retain_graph and hasattr(node, "release"):
                 node.release()
-            for (nxt, nr), g in zip(node.next_functions, grad_inputs, strict=False):
+            for i, (nxt, nr) in enumerate(node.next_functions):
                 if nxt is None:
                     continue
+                g = grad_inputs[i] if i < len(grad_inputs) else None
                 if g is not None:
                     _add(buffers, nxt, nr, g)
                 deps[nxt] -= 1

@@ -407,6 +407,16 @@ def _conv_infer(attrs, x, w, *bias):
     return (((x._shape[0], c_out, *_conv_out_size(attrs, x, w)), x._dtype),)
 
 
+# the weight gradient of a (non-transposed) convolution as its own primitive: one im2col and
+# one matmul, where a convolution of the input by the output gradient has a skinny im2col
+_CONV_BACKWARD_WEIGHT = OpExpr("convolution_backward_weight", ("input", "grad_output"), ("out",))
+
+
+@_CONV_BACKWARD_WEIGHT.shape_rule
+def _conv_backward_weight_infer(attrs, x, gout):
+    return (((gout._shape[1], x._shape[1] // attrs["groups"], *attrs["kernel_size"]), x._dtype),)
+
+
 def _int_tuple(value, n: int, arg: str, op: str) -> tuple:
     if isinstance(value, int):
         return (value,) * n
@@ -621,6 +631,15 @@ def _max_pool_functor(nd: int):
         return (y, idx) if batched else (y.squeeze(0), idx.squeeze(0))
 
     functor(f"MaxPool{nd}d")(run)
+
+
+# max pooling's input gradient, recomputing the winning tap of every window in one pass
+_MAX_POOL_BACKWARD = OpExpr("max_pool_backward", ("grad_output", "input"), ("out",))
+
+
+@_MAX_POOL_BACKWARD.shape_rule
+def _max_pool_backward_infer(attrs, g, x):
+    return ((x._shape, g._dtype),)
 
 
 _AVG_POOL = OpExpr("avg_pool", ("input",), ("out",))
@@ -1141,11 +1160,44 @@ def _log_softmax_grad(ctx, g):
 # --- nll_loss, cross_entropy
 
 
+def _nll_fast_grad(ctx, g, x, target):
+    """The common case in few ops: index targets, no weight, no label smoothing, 1-D or 2-D
+    input, none of the targets equal to ``ignore_index``. Cross entropy's gradient is then
+    ``(softmax(x) - one_hot) * scale`` (four ops), nll_loss's ``one_hot * -scale``; both are
+    written with ember ops, so they differentiate again. ``None`` when the case does not apply."""
+    attrs = ctx.attrs
+    n_classes = x._shape[-1]
+    rows = x._shape[0] if x.ndim == 2 else 1
+    if n_classes == 0 or rows == 0 or x.ndim not in (1, 2):
+        return None
+    ignore = attrs["ignore_index"]
+    if 0 <= ignore < n_classes and (target._host_array() == ignore).any():
+        return None  # some targets are ignored: the general formula masks them
+    F = _F()
+    reduction = attrs["reduction"]
+    if reduction == "mean":
+        scale = g / rows if attrs["log_softmax"] else g / -rows
+    elif reduction == "sum":
+        scale = g if attrs["log_softmax"] else -g
+    else:
+        scale = (g if attrs["log_softmax"] else -g).unsqueeze(-1)
+    onehot = F.one_hot(target, n_classes)
+    if attrs["log_softmax"]:
+        grad_x = (F.softmax(x, x.ndim - 1) - onehot) * scale
+    else:
+        grad_x = onehot * scale
+    return (_as_dtype(grad_x, x._dtype), None)
+
+
 def _nll_grad(ctx, g):
     F = _F()
     attrs = ctx.attrs
     x, target, *rest = ctx.inputs
     weight = rest[0] if rest else None
+    if weight is None and not attrs["probs"] and attrs["label_smoothing"] == 0:
+        fast = _nll_fast_grad(ctx, g, x, target)
+        if fast is not None:
+            return fast
     if weight is not None and _needs(ctx, 2):
         raise NotImplementedError(f"the derivative of {ctx._node.op.name} with respect to 'weight' is not implemented (as in PyTorch)")
     reduction, ls = attrs["reduction"], attrs["label_smoothing"]
@@ -1364,9 +1416,12 @@ def _linear_grad(ctx, g):
     grad_x = grad_w = None
     if w.ndim == 2:
         if _needs(ctx, 0):
-            grad_x = F.linear(g, w.t())
+            grad_x = F.matmul(g, w)  # (..., out) @ (out, in)
         if _needs(ctx, 1):
-            grad_w = F.linear(g.reshape(rows, w._shape[0]).t(), x.reshape(rows, k).t())
+            if x.ndim == 2:
+                grad_w = F.matmul(g.mT, x)  # (out, rows) @ (rows, in)
+            else:
+                grad_w = F.matmul(g.reshape(rows, w._shape[0]).mT, x.reshape(rows, k))
     else:
         if _needs(ctx, 0):
             grad_x = g.unsqueeze(-1) * w
@@ -1374,7 +1429,11 @@ def _linear_grad(ctx, g):
             grad_w = F.linear(x.reshape(rows, k).t(), g.reshape(rows))
     grads = (grad_x, grad_w)
     if bias:
-        grads += (sum_to(g, bias[0]._shape) if _needs(ctx, 2) else None,)
+        gb = None
+        if _needs(ctx, 2):
+            b_shape = bias[0]._shape
+            gb = g.sum(0) if g.ndim == 2 and b_shape == g._shape[1:] else sum_to(g, b_shape)
+        grads += (gb,)
     return grads
 
 
@@ -1401,23 +1460,37 @@ def _bilinear_grad(ctx, g):
 
 def _conv_weight_grad(inp, gout, attrs, kernel):
     """d conv(inp, w) / d w contracted with ``gout``: (C_gout, C_inp / groups, *kernel)."""
-    groups = attrs["groups"]
-    nd = len(kernel)
-    n, c_in = inp._shape[:2]
-    c_out = gout._shape[1]
-    cig, cog = c_in // groups, c_out // groups
-    x = inp.reshape(n, groups, cig, *inp._shape[2:]).permute(2, 1, 0, *range(3, 3 + nd)).reshape(cig, groups * n, *inp._shape[2:])
-    w = gout.reshape(n, groups, cog, *gout._shape[2:]).permute(1, 2, 0, *range(3, 3 + nd)).reshape(groups * cog, n, *gout._shape[2:])
-    # trim the high padding to what the last kernel tap reaches: no wasted taps to slice off
-    pads = tuple((lo, min(hi, max(0, (k - 1) * d + st * (o - 1) + 1 - s - lo)))
-                 for (lo, hi), k, d, st, o, s in zip(attrs["padding"], kernel, attrs["dilation"], attrs["stride"], gout._shape[2:],
-                                                     inp._shape[2:], strict=True))
-    sub = {"stride": attrs["dilation"], "padding": pads, "dilation": attrs["stride"], "groups": groups,
-           "transposed": False, "output_padding": (0,) * nd}
-    r = dispatch(_CONV, (x, w), sub)[0]  # (cig, c_out, K')
-    if r._shape[2:] != tuple(kernel):
-        r = r[(slice(None), slice(None), *(slice(0, k) for k in kernel))]
-    return r.transpose(0, 1)
+    sub = {"stride": attrs["stride"], "padding": attrs["padding"], "dilation": attrs["dilation"], "groups": attrs["groups"],
+           "kernel_size": tuple(kernel)}
+    return dispatch(_CONV_BACKWARD_WEIGHT, (inp, gout), sub)[0]
+
+
+def _conv_input_grad(g, w, attrs, spatial):
+    """d conv(x, w) / d x contracted with ``g`` (a transposed convolution) for an input of ``spatial`` size."""
+    kernel = w._shape[2:]
+    op = tuple(s - ((o - 1) * st - lo - hi + d * (k - 1) + 1)
+               for s, o, st, (lo, hi), d, k in zip(spatial, g._shape[2:], attrs["stride"], attrs["padding"], attrs["dilation"], kernel,
+                                                   strict=True))
+    sub = {"stride": attrs["stride"], "padding": attrs["padding"], "dilation": attrs["dilation"], "groups": attrs["groups"],
+           "transposed": True, "output_padding": op}
+    return dispatch(_CONV, (g, w), sub)[0]
+
+
+@_CONV_BACKWARD_WEIGHT.grad_rule(saves="inputs")
+def _conv_backward_weight_grad(ctx, gg):
+    """The weight gradient is bilinear in (input, grad_output): its derivatives are the
+    convolution's input gradient and the convolution itself, with ``gg`` as the weight."""
+    x, gout = ctx.inputs
+    attrs = ctx.attrs
+    grad_x = _conv_input_grad(gout, gg, attrs, x._shape[2:]) if _needs(ctx, 0) else None
+    grad_g = None
+    if _needs(ctx, 1):
+        sub = {"stride": attrs["stride"], "padding": attrs["padding"], "dilation": attrs["dilation"], "groups": attrs["groups"],
+               "transposed": False, "output_padding": (0,) * len(attrs["kernel_size"])}
+        grad_g = dispatch(_CONV, (x, gg), sub)[0]
+        if grad_g._shape[2:] != gout._shape[2:]:
+            grad_g = grad_g[(slice(None), slice(None), *(slice(0, s) for s in gout._shape[2:]))]
+    return grad_x, grad_g
 
 
 @_CONV.grad_rule(saves="inputs")
@@ -1438,12 +1511,7 @@ def _convolution_grad(ctx, g):
             grad_w = _conv_weight_grad(g, x, attrs, kernel)
     else:
         if _needs(ctx, 0):
-            o_size = g._shape[2:]
-            op = tuple(s - ((o - 1) * st - lo - hi + d * (k - 1) + 1)
-                       for s, o, st, (lo, hi), d, k in zip(spatial, o_size, attrs["stride"], attrs["padding"], attrs["dilation"], kernel,
-                                                           strict=True))
-            sub = {**attrs, "transposed": True, "output_padding": op}
-            grad_x = dispatch(_CONV, (g, w), sub)[0]
+            grad_x = _conv_input_grad(g, w, attrs, spatial)
         if _needs(ctx, 1):
             grad_w = _conv_weight_grad(x, g, attrs, kernel)
     grads = (grad_x, grad_w)
@@ -1466,8 +1534,22 @@ def _scatter_windows(x_shape, idx, g):
 @_MAX_POOL.grad_rule(saves="inputs")
 def _max_pool_grad(ctx, g):
     (x,) = ctx.inputs
-    _, idx = dispatch(_MAX_POOL_INDICES, (x.detach(),), ctx.attrs)
-    return (_scatter_windows(x._shape, idx, g),)
+    return (dispatch(_MAX_POOL_BACKWARD, (g, x), ctx.attrs)[0],)
+
+
+@_MAX_POOL_BACKWARD.grad_rule(saves="inputs")
+def _max_pool_backward_grad(ctx, gg):
+    """Linear in ``grad_output`` (gathered back at the winning positions); piecewise constant
+    in ``input`` (no gradient)."""
+    g, x = ctx.inputs
+    grad_g = None
+    if _needs(ctx, 0):
+        _, idx = dispatch(_MAX_POOL_INDICES, (x.detach(),), ctx.attrs)
+        n, c = x._shape[:2]
+        grad_g = gg.reshape(n, c, -1).gather(2, idx.reshape(n, c, -1)).reshape(g._shape)
+    # zeros, not None: the engine only walks on past a node that receives a gradient
+    grad_x = _F().zeros_like(x) if _needs(ctx, 1) else None
+    return grad_g, grad_x
 
 
 @_MAX_POOL_INDICES.grad_rule(saves="outputs")

@@ -355,3 +355,51 @@ def test_against_torch():
     ]
     for ember_fn, torch_fn, arrays in cases:
         _compare(torch, ember_fn, torch_fn, arrays)
+
+
+# --- the fast backward paths: a few ops each, same gradients as the general formulas --------
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("op", ["cross_entropy", "nll_loss"])
+def test_nll_fast_path_matches_general(op, reduction):
+    x = t((5, 4))
+    target = idx([0, 3, 1, 1, 2])
+    (fast,) = ember.autograd.grad(getattr(F, op)(x, target, reduction=reduction).sum(), x)
+    # ignore_index = 2 hits a target: the general (masked) formula; check the fast one against it on the other rows
+    (masked,) = ember.autograd.grad(getattr(F, op)(x, target, ignore_index=2, reduction="sum").sum(), x)
+    if reduction != "mean":
+        np.testing.assert_allclose(fast.numpy()[[0, 1, 2, 3]], masked.numpy()[[0, 1, 2, 3]], atol=1e-12)
+    np.testing.assert_allclose(masked.numpy()[4], 0.0)
+    gradgradcheck(lambda a: getattr(F, op)(a, target, reduction=reduction), (t((5, 4)),))
+    gradcheck(lambda a: getattr(F, op)(a, target, ignore_index=2, reduction=reduction), (t((5, 4)),))
+
+
+def test_linear_grad_shapes():
+    gradcheck(lambda x, w, b: F.linear(x, w, b), (t((2, 3, 4)), t((5, 4)), t((5,))))
+    gradcheck(lambda x, w, b: F.linear(x, w, b), (t((4,)), t((5, 4)), t((1,))))
+    gradgradcheck(lambda x, w, b: F.linear(x, w, b) ** 2, (t((3, 4)), t((5, 4)), t((5,))))
+
+
+@pytest.mark.parametrize("kw", [{}, {"stride": 2, "padding": 1}, {"groups": 2, "dilation": 2, "padding": 2}])
+def test_conv_weight_grad_gradgrad(kw):
+    gradgradcheck(lambda x, w: F.conv2d(x, w, **kw), (t((2, 4, 5, 5)), t((4, 4 // kw.get("groups", 1), 3, 3))))
+    gradgradcheck(lambda x, w: F.conv_transpose2d(x, w, stride=2, padding=1, output_padding=1), (t((1, 2, 3, 3)), t((2, 3, 2, 2))))
+
+
+@pytest.mark.parametrize("kw", [{"kernel_size": 2}, {"kernel_size": 3, "stride": 1, "padding": 1},
+                                {"kernel_size": 3, "stride": 2, "padding": 1, "dilation": 2}])
+def test_max_pool_backward_matches_indices(kw):
+    # ties, NaN and -inf windows: the backward primitive picks the positions the indices forward picks
+    a = RNG.integers(0, 3, (2, 3, 7, 6)).astype(np.float64)
+    a[0, 0, 0, :] = np.nan
+    a[1, 1, :3, :3] = -np.inf
+    x = ember.tensor(a, requires_grad=True)
+    y = F.max_pool2d(x, **kw)
+    g = ember.tensor(RNG.standard_normal(y.shape))
+    (gx,) = ember.autograd.grad(y, x, g)
+    _, ind = F.max_pool2d(x.detach(), return_indices=True, **kw)
+    expect = np.zeros((2, 3, 42))
+    np.add.at(expect, (np.arange(2)[:, None, None], np.arange(3)[None, :, None], ind.numpy().reshape(2, 3, -1)), g.numpy().reshape(2, 3, -1))
+    np.testing.assert_allclose(gx.numpy().reshape(2, 3, -1), expect)
+    gradgradcheck(lambda b: F.max_pool2d(b * b, **kw), (_distinct((1, 2, 5, 5)),))

@@ -198,3 +198,16 @@ def test_second_derivatives_of_the_representative_set(name, fn, shapes):
     rng = np.random.default_rng(0)
     inputs = tuple(leaf(rng.uniform(0.2, 0.8, s)) for s in shapes)
     assert ember.autograd.gradgradcheck(fn, inputs)
+
+
+def test_a_node_that_receives_no_gradient_does_not_cut_other_paths():
+    x = leaf([1.0, 2.0])
+    a = x * 2  # reaches the loss only through y's None gradient below
+    idx = ember.argmax(a)  # integer output: no gradient flows along this edge
+    y = a * 0 + x * 3
+    (g,) = grad((y + idx * 0).sum(), x)
+    assert g.tolist() == [3.0, 3.0]
+    # a multi-output node whose other output feeds nothing
+    values, _ = ember.sort(x * 1.0)
+    (g2,) = grad(values.sum() + x.sum(), x)
+    assert g2.tolist() == [2.0, 2.0]

@@ -339,6 +339,38 @@ def _convolution(outs, ins, attrs):
         store(out, res.reshape(out.shape))
 
 
+@register_kernel("convolution_backward_weight")
+def _convolution_backward_weight(outs, ins, attrs):
+    """d <gout, conv(x, w)> / d w: one im2col of ``x`` (the forward's) and one batched matmul
+    with ``gout``, summed over the batch. ``gout``'s spatial size sets the windows."""
+    out = outs[0]
+    x, gout = ins[0], ins[1]
+    if out.size == 0:
+        return
+    ct = compute_dtype(out.dtype)
+    groups = attrs["groups"]
+    kernel = attrs["kernel_size"]
+    nd = len(kernel)
+    n, c_in = x.shape[:2]
+    c_out = gout.shape[1]
+    o_size = gout.shape[2:]
+    kp, op = math.prod(kernel), math.prod(o_size)
+    cg, cog = c_in // groups, c_out // groups
+    if n == 0 or op == 0:
+        out[...] = 0
+        return
+    xp = _padded(x, attrs["padding"], ct)
+    win = _windows(xp, kernel, attrs["stride"], attrs["dilation"], o_size)
+    perm = (0, 1, *range(2 + nd, 2 + 2 * nd), *range(2, 2 + nd))
+    col = win.transpose(perm).reshape(n, groups, cg * kp, op)  # im2col: one copy
+    gm = gout.astype(ct, copy=False).reshape(n, groups, cog, op)
+    if n == 1:
+        res = np.matmul(gm[0], col[0].swapaxes(-1, -2))
+    else:
+        res = np.matmul(gm, col.swapaxes(-1, -2)).sum(0)  # (groups, cog, cg * kp)
+    store(out, res.reshape(out.shape))
+
+
 def _depthwise(out, xp, w, bias, attrs, ct):
     """One input channel per group: a multiply-add per kernel tap beats tiny matmuls."""
     groups = attrs["groups"]
@@ -368,14 +400,16 @@ def _conv_transpose(out, x, w, bias, attrs, ct):
     kp, sp = math.prod(kernel), math.prod(spatial)
     stride, dilation = attrs["stride"], attrs["dilation"]
     xm = x.astype(ct, copy=False).reshape(n, groups, cig, sp)
-    wm = w.astype(ct, copy=False).reshape(groups, cig, cog * kp).transpose(0, 2, 1)
-    cols = np.matmul(wm, xm).reshape(n, groups * cog, *kernel, *spatial)
+    # taps first: cols[:, g, tap] is one contiguous (cog, *spatial) block per sample
+    wm = w.astype(ct, copy=False).reshape(groups, cig, cog, kp).transpose(0, 3, 2, 1).reshape(groups, kp * cog, cig)
+    cols = np.matmul(wm, xm).reshape(n, groups, kp, cog, *spatial)
     full_size = tuple((s - 1) * st + d * (k - 1) + 1 + op
                       for s, st, d, k, op in zip(spatial, stride, dilation, kernel, attrs["output_padding"], strict=True))
-    full = np.zeros((n, groups * cog, *full_size), ct)
-    for taps in np.ndindex(*kernel):
+    full = np.zeros((n, groups, cog, *full_size), ct)
+    for i, taps in enumerate(np.ndindex(*kernel)):
         region = tuple(slice(t * d, t * d + st * (s - 1) + 1, st) for t, d, st, s in zip(taps, dilation, stride, spatial, strict=True))
-        full[(slice(None), slice(None), *region)] += cols[(slice(None), slice(None), *taps)]
+        full[(slice(None), slice(None), slice(None), *region)] += cols[:, :, i]
+    full = full.reshape(n, groups * cog, *full_size)
     crop = full[(slice(None), slice(None), *(slice(lo, lo + o) for (lo, _), o in zip(attrs["padding"], out.shape[2:], strict=True)))]
     if bias is not None:
         crop += bias.astype(ct, copy=False).reshape((-1,) + (1,) * len(kernel))
@@ -446,6 +480,81 @@ def _max_pool(outs, ins, attrs):
             at = at * spatial[i] + starts[i] + taps[i] * dilation[i]
         np.copyto(index, np.broadcast_to(at, out.shape), where=better)
     store(out, best)
+
+
+@register_kernel("max_pool_backward")
+def _max_pool_backward(outs, ins, attrs):
+    """The input gradient of max pooling: the forward's scan (a tap replaces the running max
+    when strictly greater, or NaN; a window with nothing above the fill keeps its first
+    in-bounds position) keeps the winning tap per window, then one strided add per tap."""
+    out = outs[0]
+    g, x = ins[0], ins[1]
+    kernel, stride, padding, dilation = attrs["kernel_size"], attrs["stride"], attrs["padding"], attrs["dilation"]
+    spatial, o_size = x.shape[2:], g.shape[2:]
+    if out.size == 0:
+        return
+    if g.size == 0:
+        out[...] = 0
+        return
+    xt = compute_dtype(x.dtype)
+    gt = compute_dtype(out.dtype)
+    fill = -np.inf if xt.kind == "f" else (np.iinfo(xt).min if xt.kind in "iu" else False)
+    pads = _pool_pads(spatial, kernel, stride, padding, dilation, o_size)
+    xp = _padded(x, pads, xt, fill)
+    kp = math.prod(kernel)
+    tap_dtype = np.int8 if kp < 127 else np.int32
+    taps_list = list(_tap_slices(kernel, stride, dilation, o_size))
+    nd = len(kernel)
+    # the first in-bounds tap of every window (tap 0 unless the window starts in the padding)
+    if any(p for p in padding):
+        first = np.full((1, 1, *o_size), -1, tap_dtype)
+        for i, (taps, _) in enumerate(taps_list):
+            inside = np.ones((1, 1) + (1,) * nd, bool)
+            for a in range(nd):
+                shape = [1] * (nd + 2)
+                shape[2 + a] = o_size[a]
+                pos = np.arange(o_size[a]).reshape(shape) * stride[a] - padding[a] + taps[a] * dilation[a]
+                inside = inside & (pos >= 0) & (pos < spatial[a])
+            first = np.where((first < 0) & inside, np.asarray(i, tap_dtype), first)
+        tap = np.broadcast_to(first, g.shape).copy()
+    else:
+        tap = np.zeros(g.shape, tap_dtype)
+    best = np.full(g.shape, fill, xt)
+    better = np.empty(g.shape, bool)
+    flip = np.empty(g.shape, tap_dtype)
+    for i, (_, region) in enumerate(taps_list):
+        v = xp[region]
+        np.greater(v, best, out=better)
+        if xt.kind == "f":
+            better |= np.isnan(v)
+        np.maximum(best, v, out=best)  # the running max (NaN sticks), branch-free
+        # tap = i where better, branch-free: tap ^= (tap ^ i) & -better
+        np.bitwise_xor(tap, np.asarray(i, tap_dtype), out=flip)
+        flip &= np.negative(better.view(np.int8), dtype=tap_dtype) if tap_dtype == np.int8 else -better.astype(tap_dtype)
+        tap ^= flip
+    gc = np.ascontiguousarray(g, dtype=gt)
+    bits = np.dtype(f"u{gt.itemsize}")
+    gbits = gc.view(bits)
+    lo = [p[0] for p in pads]
+    direct = out.dtype == gt and out.flags.c_contiguous and not any(p[0] or p[1] for p in pads)
+    gxp = out if direct else np.zeros(xp.shape, gt)
+    if direct:
+        gxp[...] = 0
+    disjoint = all(st >= d * (k - 1) + 1 for st, d, k in zip(stride, dilation, kernel, strict=True))
+    hit = np.empty(g.shape, bool)
+    mask = np.empty(g.shape, bits)
+    for i, (_, region) in enumerate(taps_list):
+        # g where this tap won, else +0.0: a bit mask (no branches, and NaN/inf never leak)
+        np.equal(tap, i, out=hit)
+        np.negative(hit.view(np.uint8), dtype=bits, out=mask)
+        contrib = np.bitwise_and(gbits, mask).view(gt)
+        if disjoint:
+            gxp[region] = contrib
+        else:
+            gxp[region] += contrib
+    if not direct:
+        crop = gxp[(slice(None), slice(None), *(slice(lo_, lo_ + s) for lo_, s in zip(lo, spatial, strict=True)))]
+        store(out, crop)
 
 
 @register_kernel("avg_pool")
