@@ -455,7 +455,9 @@ class Tensor:
 
     def __repr__(self) -> str:
         extras = []
-        if self._requires_grad and self.grad_fn is None:
+        if self.grad_fn is not None:
+            extras.append(f"grad_fn=<{self.grad_fn.name()}>")
+        elif self._requires_grad:
             extras.append("requires_grad=True")
         dtype = self._dtype
         default = _dt.get_default_dtype()

@@ -126,6 +126,28 @@ class OpNode(Node):
         """The tensors this node keeps for its derivative (inputs, then outputs), version-checked."""
         return self.unpack(self.saved_inputs or ()) + self.unpack(self.saved_outputs or ())
 
+    def __getattr__(self, name: str):
+        """PyTorch's names for saved values: ``_saved_self`` (the first input), ``_saved_<input>``
+        by the op's input names, ``_saved_result`` (the first output)."""
+        if not name.startswith("_saved_"):
+            raise AttributeError(name)
+        key = name.removeprefix("_saved_")
+        op = self.op
+        if self.saved_inputs is None and self.saved_outputs is None and _needs_saved(op) and key not in self.attrs:
+            raise RuntimeError(FREED)
+        if key == "result" and self.saved_outputs is not None:
+            return self.unpack(self.saved_outputs)[0]
+        if self.saved_inputs is not None:
+            names = op.inputs
+            if key == "self" and names:
+                return self.unpack(self.saved_inputs)[0]
+            if key in names:
+                return self.unpack(self.saved_inputs)[names.index(key)]
+        if key in self.attrs:  # a scalar operand travels as an attribute: x * 2.5 saves other=2.5
+            return self.attrs[key]
+        raise AttributeError(f"'{self.name()}' object has no attribute '{name}' (it saved: inputs {op.inputs if self.saved_inputs is not None else ()}"
+                             f"{', result' if self.saved_outputs is not None else ''})")
+
     def unpack(self, saved: tuple | None) -> tuple:
         if saved is None:
             raise RuntimeError(FREED)

@@ -211,3 +211,27 @@ def test_a_node_that_receives_no_gradient_does_not_cut_other_paths():
     values, _ = ember.sort(x * 1.0)
     (g2,) = grad(values.sum() + x.sum(), x)
     assert g2.tolist() == [2.0, 2.0]
+
+
+def test_saved_values_read_under_pytorchs_names():
+    x = leaf([1.0, -2.0])
+    w = leaf([3.0, 4.0])
+    y = x * w
+    assert y.grad_fn._saved_self is x and y.grad_fn._saved_other is w
+    r = y.relu()
+    assert r.grad_fn._saved_result is r
+    assert (x * 2.5).grad_fn._saved_other == 2.5
+    with pytest.raises(AttributeError, match=r"ReluBackward0.*has no attribute '_saved_self'"):
+        r.grad_fn._saved_self
+    y.sum().backward()
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y.grad_fn._saved_self
+
+
+@pytest.mark.skipif(torch is None, reason="needs torch")
+def test_repr_shows_grad_fn_like_pytorch():
+    x = leaf([1.0, -2.0], dtype=ember.float32)
+    tx = torch.tensor([1.0, -2.0], requires_grad=True)
+    assert repr((x * 2).relu()) == repr((tx * 2).relu())
+    assert repr(x.sum()) == repr(tx.sum())
+    assert repr(x) == repr(tx)
