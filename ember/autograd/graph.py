@@ -110,7 +110,10 @@ class OpNode(Node):
     __slots__ = ("attrs", "input_meta", "op", "output_meta", "saved_inputs", "saved_outputs")
 
     def __init__(self, op, attrs: dict, next_functions: tuple, saved_inputs, saved_outputs, input_meta, output_meta) -> None:
-        super().__init__(next_functions)
+        # Node.__init__, inlined: one of these is made for every recorded op
+        self.next_functions = next_functions
+        self.sequence_nr = next(_SEQUENCE)
+        self._pre_hooks = self._post_hooks = ()
         self.op = op
         self.attrs = attrs
         self.saved_inputs = saved_inputs  # tuple of SavedTensor | None, or None once freed

@@ -129,9 +129,11 @@ class AutogradInterpreter(Interpreter):
 def _edge(t) -> tuple:
     if not t._requires_grad:
         return (None, 0)
-    if t.grad_fn is None:
+    fn = t.grad_fn
+    if fn is None:
         return (accumulate_grad_node(t), 0)
-    return (t.grad_fn, OUTPUT_NR.get(t, 0) if t.grad_fn is not None else 0)
+    meta = getattr(fn, "output_meta", None)  # a single-output node needs no output-number lookup
+    return (fn, 0) if meta is not None and len(meta) == 1 else (fn, OUTPUT_NR.get(t, 0))
 
 
 def _check_leaf_write(op: OpExpr, outputs: tuple):
