@@ -111,7 +111,7 @@ def _index_tensor(array: np.ndarray, device) -> Tensor:
     if device is CPU:
         return from_numpy(array)
     out = empty_tensor(array.shape, _dt.from_numpy_dtype(array.dtype), device)
-    if array.size:
+    if array.size and device.type != "meta":  # a meta index keeps only its shape
         np.copyto(out._host_array(), array)
     return out
 
@@ -265,10 +265,6 @@ def _infer_index(attrs, x, *indices):
 
 
 def _advanced_getitem(x: Tensor, key) -> Tensor:
-    if x.is_meta:
-        raise NotImplementedError(
-            "__getitem__(): advanced indexing of a meta tensor is not supported (its result shape depends on data)"
-        )
     basic, pairs = _plan(x, key, "__getitem__")
     view = _basic_view(x, basic)
     return dispatch(_INDEX, (view, *[t for _, t in pairs]), {"dims": tuple(d for d, _ in pairs)})[0]
@@ -376,10 +372,6 @@ def setitem(input, key, value):
         view = _basic_view(input, key)
         _put(view, [], value, False, "__setitem__")
         return None
-    if input.is_meta:
-        raise NotImplementedError(
-            "__setitem__(): advanced indexing of a meta tensor is not supported (its result shape depends on data)"
-        )
     basic, pairs = _plan(input, key, "__setitem__")
     _check_single_mask_value(input, key, value)
     view = _write_target(input, basic, value)

@@ -508,10 +508,11 @@ def test_data_dependent_ops_refuse_meta_and_others_infer():
         lambda: m.nonzero(),
         lambda: m.masked_select(ember.empty(2, 3, dtype=ember.bool, device="meta")),
         lambda: ember.unique(m),
-        lambda: m[[0]],
+        lambda: m[ember.empty(2, dtype=ember.bool, device="meta")],
     ):
         with pytest.raises(NotImplementedError, match="meta"):
             call()
+    assert m[[0]].shape == (1, 3) and m[[0]].is_meta  # integer indices: the shape needs no data
     assert m.gather(1, ember.empty(2, 5, dtype=ember.int64, device="meta")).shape == (2, 5)
     assert m.sort().values.is_meta and m.topk(2).indices.shape == (2, 2)
 
@@ -553,3 +554,14 @@ def test_indexing_op_errors():
         ember.bucketize(ember.tensor([1]), ember.zeros(2, 2))
     with pytest.raises(RuntimeError, match="first N-1 dimensions of boundaries tensor and input value tensor must match"):
         ember.searchsorted(ember.zeros(2, 3), ember.zeros(3, 1))
+
+
+def test_advanced_indexing_of_meta_tensors_infers_shapes_without_data():
+    m = ember.empty(4, 5, device="meta")
+    i = ember.empty(3, dtype=ember.int64, device="meta")
+    assert m[i].shape == (3, 5) and m[i].is_meta
+    assert m[[0, 2]].shape == (2, 5) and m[:, [1, 2, 3]].shape == (4, 3) and m[i, 1:].shape == (3, 4)
+    assert m[[True, False, True, True]].shape == (3, 5)  # a host mask: its count is known
+    m[[0, 1]] = 1.0  # inference only
+    with pytest.raises(NotImplementedError, match="boolean masks of meta tensors"):
+        m[ember.empty(4, dtype=ember.bool, device="meta")]
