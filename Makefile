@@ -42,6 +42,9 @@ lint: $(STAMP)
 interop: $(STAMP)
 	$(PY) -m pip install -q "torch==2.13.0" || echo "torch==2.13.0 is not installable here; its tests will skip"
 	$(PY) -m pip install -q "array-api-strict==2.6.1" || echo "array-api-strict is not installable here; its tests will skip"
+	$(PY) -m pip install -q "jax[cpu]" || echo "jax is not installable here; its DLPack tests will skip"
+	$(PY) -m pip install -q safetensors || echo "safetensors is not installable here; the checkpoint format tests against it will skip"
+	$(PY) -m pip install -q tensorboard || echo "tensorboard (TensorFlow's TensorProto, the wire-compatibility oracle) is not installable here; those tests will skip"
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis .ruff_cache
