@@ -1,0 +1,16 @@
+"""TensorFlow-compatible TensorProto: ember's own ``tensor.proto`` and the conversions.
+
+``tensor.proto`` declares ``DataType``, ``TensorShapeProto`` and ``TensorProto`` with
+TensorFlow's field numbers and enum values under the package ``ember``; `compiler` turns it
+into a descriptor at import (no ``protoc``), `messages` into protobuf classes, `convert` moves
+tensors in and out, and `wire` holds the bits of the wire format the fast paths write
+directly. The public face is `ember.io`.
+"""
+
+from .convert import MAX_EXPANDED_BYTES, from_proto, parse_tensor, serialize_tensor, to_proto
+from .messages import DataType, TensorProto, TensorShapeProto
+
+__all__ = [
+    "MAX_EXPANDED_BYTES", "DataType", "TensorProto", "TensorShapeProto", "from_proto", "parse_tensor",
+    "serialize_tensor", "to_proto",
+]

@@ -1,0 +1,48 @@
+"""The message classes of ``tensor.proto``, built at import from the file itself.
+
+`compiler.compile_proto` turns the text into a ``FileDescriptorProto``; it goes into a private
+descriptor pool (so it can never clash with another library's ``TensorProto``, TensorFlow's
+included), and protobuf's runtime makes the classes. They are real protobuf messages:
+``SerializeToString``, ``ParseFromString``, text format and JSON all work.
+
+>>> p = TensorProto(dtype=DataType.DT_FLOAT, float_val=[1.5])
+>>> DataType.Name(p.dtype), TensorProto.FromString(p.SerializeToString()).float_val[0]
+('DT_FLOAT', 1.5)
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+
+from google.protobuf import descriptor_pool, message_factory
+from google.protobuf.internal import enum_type_wrapper
+
+from .compiler import compile_proto
+
+__all__ = ["DESCRIPTOR", "DataType", "TensorProto", "TensorShapeProto"]
+
+PROTO_FILE = "tensor.proto"
+
+_text = resources.files(__package__).joinpath(PROTO_FILE).read_text(encoding="utf-8")
+_pool = descriptor_pool.DescriptorPool()
+_pool.AddSerializedFile(compile_proto(_text, f"ember/{PROTO_FILE}").SerializeToString())
+DESCRIPTOR = _pool.FindFileByName(f"ember/{PROTO_FILE}")
+
+
+def _message_class(full_name: str) -> type:
+    descriptor = _pool.FindMessageTypeByName(full_name)
+    if hasattr(message_factory, "GetMessageClass"):  # protobuf >= 4.22
+        cls = message_factory.GetMessageClass(descriptor)
+    else:
+        cls = message_factory.MessageFactory(_pool).GetPrototype(descriptor)
+    # Pickle finds a class by module and name: these are importable from here.
+    cls.__module__ = __name__
+    return cls
+
+
+TensorShapeProto = _message_class("ember.TensorShapeProto")
+TensorProto = _message_class("ember.TensorProto")
+TensorShapeProto.Dim.__module__ = __name__
+TensorShapeProto.Dim.__qualname__ = "TensorShapeProto.Dim"
+# The enum as TensorFlow's generated code exposes it: DataType.DT_FLOAT, Name(), Value().
+DataType = enum_type_wrapper.EnumTypeWrapper(_pool.FindEnumTypeByName("ember.DataType"))
