@@ -1,4 +1,4 @@
-"""Reading and writing tensors: TensorFlow's TensorProto.
+"""Reading and writing tensors: TensorFlow's TensorProto, and checkpoints (``save``/``load``).
 
 ``to_proto`` fills a ``TensorProto`` the two ways TensorFlow's ``Tensor`` does:
 ``encoding="content"`` is ``AsProtoTensorContent`` (the values as compact bytes in
@@ -22,7 +22,13 @@ b'\\x00\\x00\\x80?\\x00\\x00\\x00@\\x00\\x00@@\\x00\\x00\\x80@'
 True
 >>> from_proto(TensorProto(dtype=DataType.DT_INT32, tensor_shape={"dim": [{"size": 3}]}, int_val=[7])).tolist()
 [7, 7, 7]
+
+``save`` and ``load`` (also ``ember.save`` / ``ember.load``) write and read checkpoints of
+tensors and nested containers without pickle; the file format is safetensors' (see
+``docs/checkpoint-format.md``).
 """
+
+from .interop.checkpoint import load, save
 
 from .interop.proto import (
     MAX_EXPANDED_BYTES,
@@ -41,7 +47,9 @@ __all__ = [
     "TensorProto",
     "TensorShapeProto",
     "from_proto",
+    "load",
     "parse_tensor",
+    "save",
     "serialize_tensor",
     "to_proto",
 ]

@@ -7,7 +7,10 @@ The digits ship inside scikit-learn's wheel (`sklearn.datasets.load_digits()`): 
 downloaded. The script splits them 80/20 with a seeded `ember.Generator`, standardises the
 features with the train split's statistics, trains with Adam behind a tqdm progress bar, reports
 train and test accuracy and time per step, and draws the loss curve to `<out>/loss_curve.png`
-when matplotlib is installed. The same seed gives the same numbers, run after run.
+when matplotlib is installed. It then saves the trained model and Adam's state with `ember.save` to
+`<out>/tiny_model.ckpt` (a safetensors file, no pickle), loads it into a fresh model with
+`ember.load(..., mmap=True)` and checks that the test logits are identical. The same seed gives the
+same numbers, run after run.
 """
 
 from __future__ import annotations
@@ -108,6 +111,24 @@ def save_loss_curve(losses: Sequence[float], steps_per_epoch: int, out_dir: Path
     return path
 
 
+def checkpoint_round_trip(model: nn.Module, optimizer, args, x_test: ember.Tensor, y_test: ember.Tensor) -> dict:
+    """Save the trained model and Adam's state, load them into fresh objects, compare the test logits.
+
+    The file is a safetensors file (no pickle): `safetensors.numpy.load_file` reads the weights too.
+    """
+    path = args.out / "tiny_model.ckpt"
+    args.out.mkdir(parents=True, exist_ok=True)
+    ember.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epochs": args.epochs, "seed": args.seed}, path)
+    checkpoint = ember.load(path, mmap=True)  # maps the file: tensors are views of it until copied into the model
+    fresh = TinyModel(in_features=x_test.shape[1])
+    fresh.load_state_dict(checkpoint["model"])
+    ember.optim.Adam(fresh.parameters(), lr=args.lr).load_state_dict(checkpoint["optimizer"])  # ready to resume training
+    fresh.eval()
+    with ember.no_grad():
+        identical = bool((fresh(x_test) == model(x_test)).all())
+    return {"path": path, "bytes": path.stat().st_size, "identical": identical, "test_accuracy": accuracy(fresh, x_test, y_test)}
+
+
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--epochs", type=int, default=30)
@@ -115,7 +136,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--lr", type=float, default=1e-3, help="Adam's learning rate")
     parser.add_argument("--seed", type=int, default=0, help="seeds the init, the split and the shuffle")
     parser.add_argument("--no-plot", action="store_true", help="skip the loss-curve PNG")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where the PNG goes (default: build/demo)")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where the PNG and the checkpoint go (default: build/demo)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar, no printing (for tests)")
     return parser.parse_args(argv)
 
@@ -169,6 +190,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
         "ms_per_step": 1e3 * seconds / max(1, len(losses)),
         "plot": None if args.no_plot else save_loss_curve(losses, len(loader), args.out),
     }
+    result["checkpoint"] = checkpoint_round_trip(model, optimizer, args, x_test, y_test)
 
     say("\nsummary")
     say(f"  train accuracy  {result['train_accuracy']:.2%}")
@@ -177,6 +199,11 @@ def main(argv: Sequence[str] | None = None) -> dict:
     say(
         f"  time            {seconds:.2f} s for {len(losses)} steps: {result['ms_per_step']:.2f} ms/step "
         f"(batch {args.batch_size}: data, forward, backward, Adam)"
+    )
+    ckpt = result["checkpoint"]
+    say(
+        f"  checkpoint      {os.path.relpath(ckpt['path'])} ({ckpt['bytes'] / 1024:.0f} KiB, safetensors layout): reloaded into a fresh "
+        f"model, {'identical' if ckpt['identical'] else 'DIFFERENT'} test logits, test accuracy {ckpt['test_accuracy']:.2%}"
     )
     if args.no_plot:
         say("  loss curve      skipped (--no-plot)")

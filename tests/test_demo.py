@@ -58,10 +58,10 @@ def test_tiny_model_is_the_seeds():
     )
 
 
-def test_train_digits_reaches_accuracy_and_is_reproducible():
+def test_train_digits_reaches_accuracy_and_is_reproducible(tmp_path):
     pytest.importorskip("sklearn")
     module = _load_example()
-    argv = ["--epochs", "6", "--batch-size", "64", "--lr", "2e-3", "--seed", "3", "--quiet", "--no-plot"]
+    argv = ["--epochs", "6", "--batch-size", "64", "--lr", "2e-3", "--seed", "3", "--quiet", "--no-plot", "--out", str(tmp_path)]
     first = module.main(argv)
     second = module.main(argv)
     assert first["test_accuracy"] >= 0.9
@@ -69,6 +69,16 @@ def test_train_digits_reaches_accuracy_and_is_reproducible():
     assert first["losses"] == second["losses"]
     assert first["test_accuracy"] == second["test_accuracy"]
     assert first["steps"] == 6 * 23  # 1438 train digits in batches of 64
+
+    # the checkpoint: reloaded into a fresh model it gives the same logits, and it reloads from disk again
+    checkpoint = first["checkpoint"]
+    assert checkpoint["path"] == tmp_path / "tiny_model.ckpt" and checkpoint["identical"]
+    assert checkpoint["test_accuracy"] == first["test_accuracy"]
+    saved = ember.load(checkpoint["path"])
+    assert saved["epochs"] == 6 and saved["optimizer"]["param_groups"][0]["lr"] == 2e-3
+    model = module.TinyModel()
+    model.load_state_dict(saved["model"])
+    assert all(bool((a == b).all()) for a, b in zip(model.state_dict().values(), saved["model"].values(), strict=True))
 
 
 def test_train_digits_draws_the_loss_curve(tmp_path):
