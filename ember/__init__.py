@@ -10,7 +10,7 @@ write-ups describe: dumb storages, strided views, allocators, zero-copy borders.
 True
 """
 
-from . import memory
+from . import io, memory
 from ._core.allocator import empty_cache, memory_stats, reset_peak_memory_stats
 from ._core.device import Device, device
 from ._core.dtype import (
@@ -53,6 +53,8 @@ from ._core.printing import get_printoptions, printoptions, set_printoptions
 from ._core.shape import Size, broadcast_shapes
 from ._core.storage import Storage, UntypedStorage
 from ._core.tensor import Tensor, tensor
+from .interop.checkpoint import load, save
+from .interop.dlpack import from_dlpack  # also binds Tensor.__dlpack__ and __dlpack_device__
 from .interop.numpy import as_tensor, from_numpy, frombuffer
 
 from . import ops  # isort: skip - builds the functional API and binds Tensor methods
@@ -106,6 +108,7 @@ __all__ = [
     "float16",
     "float32",
     "float64",
+    "from_dlpack",
     "from_numpy",
     "frombuffer",
     "get_default_dtype",
@@ -117,8 +120,10 @@ __all__ = [
     "int16",
     "int32",
     "int64",
+    "io",
     "is_tensor",
     "isdtype",
+    "load",
     "long",
     "memory",
     "memory_stats",
@@ -126,6 +131,7 @@ __all__ = [
     "promote_types",
     "reset_peak_memory_stats",
     "result_type",
+    "save",
     "set_default_dtype",
     "set_printoptions",
     "short",

@@ -29,7 +29,6 @@ tensors and nested containers without pickle; the file format is safetensors' (s
 """
 
 from .interop.checkpoint import load, save
-
 from .interop.proto import (
     MAX_EXPANDED_BYTES,
     DataType,

@@ -5,6 +5,6 @@
 4
 """
 
-from . import data
+from . import data, dlpack
 
-__all__ = ["data"]
+__all__ = ["data", "dlpack"]
