@@ -1,4 +1,4 @@
-"""Memory: the allocator contract, the CPU and caching allocators, from-blob, statistics.
+"""Memory: the allocator contract, the CPU, caching and shared-memory allocators, from-blob, statistics.
 
 >>> import ember
 >>> with ember.memory.using_allocator(ember.memory.CachingAllocator()):
@@ -22,6 +22,7 @@ from ._core.allocator import (
     set_allocator,
     using_allocator,
 )
+from ._core.shared_memory import SharedMemoryAllocator
 
 __all__ = [
     "ALIGNMENT",
@@ -30,6 +31,7 @@ __all__ = [
     "CPUAllocator",
     "CachingAllocator",
     "DataPtr",
+    "SharedMemoryAllocator",
     "empty_cache",
     "from_blob",
     "get_allocator",

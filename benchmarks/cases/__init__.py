@@ -1,5 +1,5 @@
 """The benchmark cases. Importing a module registers its cases; add a module here to add cases."""
 
-from . import interop, memory, ops, training, views
+from . import checkpoint, dlpack, interop, memory, multiprocessing, ops, tensorproto, training, views
 
-__all__ = ["interop", "memory", "ops", "training", "views"]
+__all__ = ["checkpoint", "dlpack", "interop", "memory", "multiprocessing", "ops", "tensorproto", "training", "views"]

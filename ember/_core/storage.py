@@ -15,11 +15,13 @@ runs element constructors for ``string`` tensors, they hold Python ``bytes`` obj
 
 from __future__ import annotations
 
+import os
 import pickle
 
 import numpy as np
 
 from . import allocator as _alloc
+from . import shared_memory as _shm
 from .device import CPU, Device, as_device
 
 __all__ = ["OBJECT_SLOT_BYTES", "Storage", "UntypedStorage", "sync_point"]
@@ -161,6 +163,91 @@ class Storage:
     def is_shared(self) -> bool:
         return bool(getattr(self._allocator, "is_shared", False))
 
+    # -- shared memory (see shared_memory.py for the strategies and lifetimes) -------
+
+    def share_memory_(self, strategy: str | None = None) -> Storage:
+        """Move the bytes into shared memory, keeping their values; a no-op when already shared.
+
+        Every tensor over this storage follows, since they all hold this Storage object.
+        ``strategy`` overrides :func:`ember.multiprocessing.get_sharing_strategy`.
+
+        >>> s = Storage(4).fill_(3).share_memory_()
+        >>> s.is_shared(), s.tolist()
+        (True, [3, 3, 3, 3])
+        """
+        if self.is_shared() or self.is_meta:
+            return self
+        if self._holds_objects:
+            raise RuntimeError(
+                "share_memory_(): a string storage holds Python objects, which cannot live in shared memory "
+                "(sending a string tensor to another process pickles its values instead)"
+            )
+        sync_point()
+        allocator = _shm.SHARED_ALLOCATOR if strategy is None else _shm.SharedMemoryAllocator(strategy)
+        data = allocator.allocate(self._nbytes)
+        if self._data is not None and self._nbytes:
+            data.buffer[...] = self._data.buffer
+        self._data = data
+        self._allocator = allocator
+        segment = _shm.segment_of(data)
+        if segment is not None:
+            _shm.remember_storage(segment.key, self)
+        return self
+
+    def _shared_segment(self, op: str, strategy: str) -> _shm.Segment:
+        if self.is_meta or self._holds_objects or self._nbytes == 0:
+            what = "a meta" if self.is_meta else "a string" if self._holds_objects else "a zero-byte"
+            raise RuntimeError(f"{op}: {what} storage has no memory to share")
+        self.share_memory_(strategy)
+        segment = _shm.segment_of(self._materialize())
+        if segment is None:
+            raise RuntimeError(f"{op}: this storage's allocator ({self._allocator!r}) does not make shared segments")
+        return segment
+
+    def _share_filename_(self) -> tuple[bytes, bytes, int]:
+        """Share by name: ``(manager, name, nbytes)``, which ``Storage._new_shared_filename`` maps
+        in another process. A storage shared by descriptor that never left this process moves to a
+        named segment first (every tensor over it follows).
+
+        >>> s = Storage(8).share_memory_()
+        >>> manager, name, nbytes = s._share_filename_()
+        >>> name.startswith(b"/ember_"), nbytes
+        (True, 8)
+        """
+        segment = self._shared_segment("_share_filename_()", "file_system")
+        if segment.name is None:
+            if segment.exported:
+                raise RuntimeError(
+                    "_share_filename_(): this storage is shared through a file descriptor that other processes may "
+                    "already map, so it cannot move to a named segment; create it under "
+                    "ember.multiprocessing.set_sharing_strategy('file_system'), or use _share_fd_()"
+                )
+            data = _shm.SharedMemoryAllocator("file_system").allocate(self._nbytes)
+            data.buffer[...] = self._data.buffer
+            self._data = data
+            self._allocator = _shm.SHARED_ALLOCATOR
+            segment = _shm.segment_of(data)
+            _shm.remember_storage(segment.key, self)
+        segment.exported = True
+        return segment.manager, segment.name.encode(), self._nbytes
+
+    def _share_fd_(self) -> tuple[int, int]:
+        """Share by descriptor: ``(fd, nbytes)``. The descriptor stays this storage's (do not close it);
+        ``Storage._new_shared_fd`` in another process (which got a copy of it) maps the same memory."""
+        segment = self._shared_segment("_share_fd_()", "file_descriptor")
+        segment.exported = True
+        return segment.file_descriptor(), self._nbytes
+
+    @classmethod
+    def _new_shared_filename(cls, manager: bytes, name: bytes | str, nbytes: int) -> Storage:
+        """Map a storage that another process shared with ``_share_filename_()`` (same memory)."""
+        return _shared_from_name(manager, name, nbytes, in_flight=False)
+
+    @classmethod
+    def _new_shared_fd(cls, fd: int, nbytes: int) -> Storage:
+        """Map a storage shared with ``_share_fd_()``; ``fd`` stays the caller's (it is duplicated)."""
+        return _shared_from_fd(os.dup(fd), nbytes)
+
     def is_readonly(self) -> bool:
         return self._readonly
 
@@ -219,6 +306,8 @@ class Storage:
         sync_point()
         if nbytes == self._nbytes:
             return self
+        if self.is_shared() and self._data is not None:
+            raise RuntimeError("Trying to resize storage that is not resizable (it lives in shared memory, which other processes may map)")
         if self.is_meta or self._data is None:
             self._nbytes = nbytes
             return self
@@ -273,6 +362,44 @@ def _allocate_objects(allocator: _alloc.Allocator | None, count: int) -> _alloc.
     slots.fill(b"")
     address = slots.ctypes.data if count else 0
     return _alloc.DataPtr(address, slots, slots, allocator)
+
+
+def _shared_storage(segment: _shm.Segment) -> Storage:
+    storage = Storage._from_dataptr(_shm.segment_dataptr(segment, _shm.SHARED_ALLOCATOR))
+    _shm.remember_storage(segment.key, storage)
+    return storage
+
+
+def _shared_from_fd(fd: int, nbytes: int, creator_pid: int | None = None) -> Storage:
+    """The storage over a received descriptor (which it now owns); the same storage if this
+    process already maps that segment."""
+    if nbytes == 0:
+        os.close(fd)
+        return Storage(0, allocator=_shm.SHARED_ALLOCATOR)
+    try:
+        key = ("fd", *_shm._inode(fd))
+        storage = _shm.cached_storage(key)
+    except BaseException:
+        os.close(fd)
+        raise
+    if storage is not None:
+        os.close(fd)
+        return storage
+    return _shared_storage(_shm.map_fd(fd, nbytes, creator_pid))
+
+
+def _shared_from_name(manager: bytes, name: bytes | str, nbytes: int, *, in_flight: bool) -> Storage:
+    """The storage over a named segment; ``in_flight``: the handle came in a message, whose
+    reference this process takes over (or drops, when it already maps the segment)."""
+    if nbytes == 0:
+        return Storage(0, allocator=_shm.SHARED_ALLOCATOR)
+    name = name.decode() if isinstance(name, bytes) else name
+    storage = _shm.cached_storage(("name", name))
+    if storage is not None:
+        if in_flight:
+            _shm._send(manager, "D", name)
+        return storage
+    return _shared_storage(_shm.map_named(manager, name, nbytes, "T" if in_flight else "H"))
 
 
 def _rebuild_storage(data) -> Storage:

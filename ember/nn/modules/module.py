@@ -406,7 +406,12 @@ class Module:
                 param.grad.zero_()
 
     def share_memory(self) -> Module:
-        return self  # NumPy memory lives in this process; nothing to move
+        """Move parameters, their gradients and buffers into shared memory (Hogwild); returns ``self``.
+
+        Each tensor keeps its identity and values: its storage moves, so optimizers and views
+        holding it see the shared memory.
+        """
+        return self._apply(lambda t: t.share_memory_())
 
     # -- state dict ---------------------------------------------------------------------
 
