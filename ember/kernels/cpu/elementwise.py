@@ -220,9 +220,10 @@ def ufunc2(
     _register(name + "_scalar", kernel_scalar, silent=silent)
 
 
-def map2(name: str, fn, rule: str = "same", *, lower: bool = True, scalar: bool = True) -> None:
+def map2(name: str, fn, rule: str = "same", *, lower: bool = True, scalar: bool = True, finish=None) -> None:
     """Tensor-tensor (and tensor-scalar) kernels from ``fn(a, b, attrs) -> array``; ``a`` and
-    ``b`` arrive in the compute dtype (a scalar as a 0-d array)."""
+    ``b`` arrive in the compute dtype (a scalar as a 0-d array). ``finish(out)``, if given,
+    runs on the output after the store, i.e. in the result dtype."""
     rule_fn = RULES[rule]
     cache: dict = {}
 
@@ -234,6 +235,8 @@ def map2(name: str, fn, rule: str = "same", *, lower: bool = True, scalar: bool 
             types = cache[key] = _types(rule_fn, lower, a.dtype, b.dtype)
         promoted, ct = types
         np.copyto(outs[0], fn(_as(_as(a, promoted), ct), _as(_as(b, promoted), ct), attrs), casting="unsafe")
+        if finish is not None:
+            finish(outs[0])
 
     def kernel_scalar(outs, ins, attrs):
         a = ins[0]
@@ -244,6 +247,8 @@ def map2(name: str, fn, rule: str = "same", *, lower: bool = True, scalar: bool 
             types = cache[key] = _types(rule_fn, lower, a.dtype, s)
         promoted, ct = types
         np.copyto(outs[0], fn(_as(_as(a, promoted), ct), _scalar_array(s, promoted, ct), attrs), casting="unsafe")
+        if finish is not None:
+            finish(outs[0])
 
     _register(name, kernel)
     if scalar:
@@ -581,10 +586,16 @@ def _int_checked(fn):
 def _div_trunc(a, b):
     if a.dtype.kind in "iu":
         return (a - np.fmod(a, b)) // b
-    return np.trunc(a / b)
+    return a / b  # truncated by _trunc_float_result once rounded to the result dtype
 
 
-map2("div_trunc", _int_checked(_div_trunc))
+def _trunc_float_result(out: np.ndarray) -> None:
+    # PyTorch rounds a float16/bfloat16 quotient to its dtype before truncating (9.99 -> 10 -> 10)
+    if out.dtype.kind not in "iub":
+        np.trunc(out, out=out)
+
+
+map2("div_trunc", _int_checked(_div_trunc), finish=_trunc_float_result)
 map2("floor_divide", _int_checked(np.floor_divide))
 map2("remainder", _int_checked(np.remainder))
 map2("fmod", _int_checked(np.fmod))
