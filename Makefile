@@ -24,7 +24,7 @@ $(DEMO_STAMP): $(STAMP)
 
 # The main job: train the seed's TinyModel on the 8x8 digits (output under build/demo/).
 demo: $(DEMO_STAMP)
-	$(PY) examples/train_digits.py
+	$(PY) examples/train_digits.py --num-workers 2
 
 tour: $(STAMP)
 	$(PY) examples/tour.py

@@ -135,6 +135,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--lr", type=float, default=1e-3, help="Adam's learning rate")
     parser.add_argument("--seed", type=int, default=0, help="seeds the init, the split and the shuffle")
+    parser.add_argument("--num-workers", type=int, default=0, help="DataLoader worker processes (batches collated in shared memory)")
     parser.add_argument("--no-plot", action="store_true", help="skip the loss-curve PNG")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where the PNG and the checkpoint go (default: build/demo)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar, no printing (for tests)")
@@ -152,6 +153,8 @@ def main(argv: Sequence[str] | None = None) -> dict:
         batch_size=args.batch_size,
         shuffle=True,
         generator=ember.Generator().manual_seed(args.seed + 1),
+        num_workers=args.num_workers,
+        persistent_workers=args.num_workers > 0,
     )
 
     model = TinyModel(in_features=x_train.shape[1])

@@ -12,7 +12,7 @@ import atexit
 import importlib
 
 import numpy as np
-from harness import case, torch
+from harness import Compare, case, torch
 
 import ember
 import ember.multiprocessing as emp
@@ -87,3 +87,44 @@ def _put_ack():
     return impls
 
 
+
+
+class _Images:
+    """One preallocated image tensor; a sample is ``(row view, int label)``: the same logic on both frameworks."""
+
+    def __init__(self, images, labels):
+        self.images = images
+        self.labels = labels
+
+    def __len__(self):
+        return len(self.labels)
+
+    def __getitem__(self, i):
+        return self.images[i], self.labels[i]
+
+
+def _loader_epochs(num_workers: int):
+    from ember.utils.data import DataLoader
+
+    rng = np.random.default_rng(0)
+    images = rng.standard_normal((2000, 3, 32, 32), dtype=np.float32)
+    labels = rng.integers(0, 10, 2000).tolist()
+    kwargs = {"batch_size": 64, "shuffle": True, "num_workers": num_workers, "persistent_workers": num_workers > 0}
+    loaders = {"ember": DataLoader(_Images(ember.from_numpy(images), labels), **kwargs)}
+    if torch is not None:
+        loaders["torch"] = torch.utils.data.DataLoader(_Images(torch.from_numpy(images), labels), **kwargs)
+    return {name: (lambda loader=loader: sum(x.shape[0] for x, _ in loader)) for name, loader in loaders.items()}
+
+
+@case(
+    "multiprocessing/DataLoader epoch 2000x3x32x32 f32 b64, 2 workers",
+    note="batches collated in shared memory by 2 worker processes, persistent across epochs; target: ember >= torch",
+    compare=(Compare("2 workers, torch time / ember time", slow="torch", fast="ember", target=1.0),),
+)
+def _dataloader_workers():
+    return _loader_epochs(2)
+
+
+@case("multiprocessing/DataLoader epoch 2000x3x32x32 f32 b64, in-process", note="num_workers=0: the dataset and collate cost alone")
+def _dataloader_in_process():
+    return _loader_epochs(0)

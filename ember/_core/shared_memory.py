@@ -43,6 +43,7 @@ Two strategies, PyTorch's names:
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import errno
@@ -419,6 +420,8 @@ def _connect(address: bytes) -> socket.socket:
 
 def _send(address: bytes, op: str, name: str) -> None:
     """Tell a manager about ``name``; a manager that is gone has nothing left to be told."""
+    if _exiting:
+        return  # the closed connections already told the managers that this process holds nothing
     message = f"{op} {name}\n".encode()
     with _lock:
         try:
@@ -429,6 +432,21 @@ def _send(address: bytes, op: str, name: str) -> None:
                 sock.close()
             if op in ("C", "P") and _own is not None and address == _own.address:
                 raise RuntimeError(f"the shared-memory manager (pid {_own.pid}) is gone; cannot register {name!r}") from None
+
+
+_exiting = False
+
+
+@atexit.register
+def _close_connections() -> None:
+    """At exit, close the connections: each manager releases what this process held (as it would
+    when the process ends) and no socket is left for the garbage collector to complain about."""
+    global _exiting
+    _exiting = True
+    with _lock:
+        for sock in _connections.values():
+            sock.close()
+        _connections.clear()
 
 
 def _own_manager() -> _Manager:

@@ -2,6 +2,7 @@
 
 import ctypes
 import gc
+import importlib.util
 import os
 import subprocess
 import sys
@@ -338,6 +339,7 @@ def _counting_deleter(address):
 
 def handmade(array, *, versioned=True, byte_offset=0, null_strides=False, dtype=None, device_type=1, major=1, flags=0):
     """A capsule over ``array`` written field by field, with a deleter that counts its calls."""
+    _DELETED.clear()  # a freed struct's address may be reused by the next one: count per capsule
     managed = C.DLManagedTensorVersioned() if versioned else C.DLManagedTensor()
     ndim = array.ndim
     shape = (ctypes.c_int64 * max(ndim, 1))(*array.shape)
@@ -467,17 +469,29 @@ def test_torch_errors():
 # -- JAX ---------------------------------------------------------------------------------------
 
 
+_JAX_ROUND_TRIP = """
+import numpy as np
+import jax, jax.numpy as jnp
+import ember
+for dtype in (ember.float32, ember.int32, ember.bool, ember.bfloat16, ember.float16, ember.uint8, ember.complex64):
+    t = ember.arange(12).view(3, 4).to(dtype)
+    j = jnp.from_dlpack(t)
+    assert str(j.dtype) == dtype.name and np.array_equal(np.asarray(j), t.numpy()), dtype
+    j2 = jax.dlpack.from_dlpack(t.t())
+    assert np.array_equal(np.asarray(j2), t.t().numpy()), dtype
+    back = ember.from_dlpack(j)
+    assert back.dtype is dtype and np.array_equal(back.numpy(), t.numpy()), dtype
+print("ok")
+"""
+
+
 def test_jax_round_trip():
-    jax = pytest.importorskip("jax")
-    jnp = pytest.importorskip("jax.numpy")
-    for dtype in (ember.float32, ember.int32, ember.bool, ember.bfloat16, ember.float16, ember.uint8, ember.complex64):
-        t = ember.arange(12).view(3, 4).to(dtype)
-        j = jnp.from_dlpack(t)
-        assert str(j.dtype) == dtype.name and np.array_equal(np.asarray(j), t.numpy())
-        j2 = jax.dlpack.from_dlpack(t.t())
-        assert np.array_equal(np.asarray(j2), t.t().numpy())
-        back = ember.from_dlpack(j)
-        assert back.dtype is dtype and np.array_equal(back.numpy(), t.numpy())
+    # In a child process: JAX starts threads, and a process that later forks (the multiprocessing
+    # and DataLoader tests) could deadlock in the child.
+    if importlib.util.find_spec("jax") is None:
+        pytest.skip("jax is not installed")
+    done = subprocess.run([sys.executable, "-c", _JAX_ROUND_TRIP], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
 
 
 # -- the seed's cross-framework wrappers -------------------------------------------------------

@@ -242,7 +242,6 @@ def test_dataloader_iterable_dataset():
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
-        ({"num_workers": 2}, NotImplementedError, "ember.multiprocessing"),
         ({"num_workers": -1}, ValueError, "non-negative"),
         ({"timeout": -1}, ValueError, "timeout"),
         ({"prefetch_factor": 2}, ValueError, "prefetch_factor"),

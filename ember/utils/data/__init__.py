@@ -7,6 +7,7 @@
 """
 
 from ._collate import default_collate, default_convert
+from ._worker import get_worker_info
 from .dataloader import DataLoader
 from .dataset import ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler
@@ -25,5 +26,6 @@ __all__ = [
     "TensorDataset",
     "default_collate",
     "default_convert",
+    "get_worker_info",
     "random_split",
 ]

@@ -41,6 +41,27 @@ def _rebuild_mapping(elem: Any, values: dict[Any, Any]) -> Any:
         return values
 
 
+def _stack(batch: list[Tensor]) -> Tensor:
+    """``ember.stack(batch)``, written straight into one new tensor when nothing needs autograd.
+
+    The output comes from the current allocator, so a DataLoader worker (inside
+    ``ember.multiprocessing.shared_memory()``) stacks straight into shared memory, as PyTorch's
+    workers do; the per-sample view ops that ``stack`` goes through are skipped.
+    """
+    elem = batch[0]
+    shape, dtype, device = elem._shape, elem._dtype, elem._storage._device
+    fast = dtype is not ember.string and device.type == "cpu"
+    for t in batch:
+        if not fast:
+            break
+        fast = isinstance(t, Tensor) and t._shape == shape and t._dtype is dtype and not t._requires_grad and t._storage._device == device
+    if not fast:
+        return ember.stack(list(batch), 0)  # its errors name the mismatch; it records autograd
+    out = ember.empty((len(batch), *shape), dtype=dtype)
+    np.stack([t._host_array() for t in batch], out=out._host_array())
+    return out
+
+
 def default_collate(batch: list[Any]) -> Any:
     """Merge a list of samples into a batch, recursively and in PyTorch's way.
 
@@ -54,7 +75,7 @@ def default_collate(batch: list[Any]) -> Any:
     """
     elem = batch[0]
     if isinstance(elem, Tensor):
-        return ember.stack(list(batch), 0)
+        return _stack(batch)
     if isinstance(elem, np.ndarray):
         if elem.dtype.kind in "OSUV":  # strings and objects have no tensor form
             raise TypeError(_ERR.format(elem.dtype))
