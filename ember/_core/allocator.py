@@ -413,8 +413,27 @@ def from_blob(address: int, nbytes: int, owner: object, release=None, *, readonl
         if release is not None:
             release(owner)
         return EMPTY_DATAPTR
-    context = _ForeignOwner(address, nbytes, owner, release, readonly)
-    return DataPtr(address, np.asarray(context), context, None)
+    block = _ForeignBlock(address, None, _ForeignOwner(address, nbytes, owner, release, readonly), None)
+    block._nbytes = nbytes
+    return block
+
+
+class _ForeignBlock(DataPtr):
+    """A from-blob block: its flat buffer is built on first use (wrapping memory that is handed
+    straight on, as a DLPack import often is, then costs no NumPy array)."""
+
+    __slots__ = ("_nbytes",)
+
+    @property
+    def buffer(self) -> np.ndarray:
+        buffer = self._buffer
+        if buffer is None:
+            buffer = self._buffer = np.asarray(self.context)  # its base is the owner: views keep it alive
+        return buffer
+
+    @property
+    def nbytes(self) -> int:
+        return self._nbytes
 
 
 # ---------------------------------------------------------------------------------------

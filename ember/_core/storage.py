@@ -94,7 +94,7 @@ class Storage:
         """A storage over memory that already exists (from-blob, unpickling, NumPy, kernel outputs)."""
         self = cls.__new__(cls)
         if nbytes is None:
-            nbytes = data.buffer.nbytes if not holds_objects else data.buffer.size * OBJECT_SLOT_BYTES
+            nbytes = data.nbytes if not holds_objects else data.buffer.size * OBJECT_SLOT_BYTES
         self._nbytes = nbytes
         self._device = device
         self._allocator = data.allocator
