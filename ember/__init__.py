@@ -65,6 +65,7 @@ from . import autograd  # isort: skip - installs the autograd interpreter around
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # isort: skip
 from . import nn, optim, utils  # isort: skip
 from ._core.generator import Generator, default_generator, initial_seed, manual_seed, seed  # isort: skip
+from . import graph  # isort: skip - graph mode: the lazy interpreter on the same ops
 
 dtype = DType
 __array_api_version__ = array_api.__array_api_version__
@@ -142,6 +143,9 @@ __all__ = [
     "uint32",
     "uint64",
 ]
+# Graph mode's public names (ember.Graph, ember.Session, ember.placeholder, ember.gradients, ...)
+globals().update({name: getattr(graph, name) for name in graph.__all__})
+__all__ += list(graph.__all__)
 __all__ += ["Generator", "array_api", "autograd", "enable_grad", "inference_mode", "is_grad_enabled", "nn", "no_grad", "optim", "set_grad_enabled", "utils", "default_generator", "explain", "initial_seed", "linalg", "manual_seed", "ops", "seed", "trace", "vm"]
 
 # Every public op of the schema: ember.relu, ember.add, ... The schema is the list; the

@@ -103,6 +103,8 @@ def to_scalar_list(value, fn, param, position, size=None):
 def to_int(value, fn, param, position):
     if type(value) is int:
         return value
+    if isinstance(value, int) and not isinstance(value, bool):  # an int subclass: graph mode's unknown sizes stay themselves
+        return value
     if isinstance(value, (bool, float)):
         raise arg_error(fn, param, position, "Int", value)
     if isinstance(value, Tensor):
@@ -116,14 +118,16 @@ def to_int(value, fn, param, position):
 
 
 def to_int_list(value, fn, param, position, size=None):
-    if type(value) is int or (not isinstance(value, (list, tuple, Tensor)) and hasattr(value, "__index__") and not isinstance(value, bool)):
+    if isinstance(value, int) and not isinstance(value, bool):  # int subclasses too: graph mode's unknown sizes
+        return (value,) * (size or 1)
+    if not isinstance(value, (list, tuple, Tensor)) and hasattr(value, "__index__") and not isinstance(value, bool):
         return (operator.index(value),) * (size or 1)
     if isinstance(value, Tensor) and value.ndim <= 1:
         value = value.tolist() if value.ndim else [value.item()]
     if isinstance(value, (list, tuple)):
         out = []
         for i, v in enumerate(value):
-            if type(v) is int:
+            if type(v) is int or (isinstance(v, int) and not isinstance(v, bool)):
                 out.append(v)
                 continue
             if isinstance(v, (bool, float)) or not hasattr(v, "__index__"):

@@ -5,10 +5,12 @@ would have built, so protobuf's own runtime can make real message classes from i
 time; no ``protoc`` runs, at build time or ever, and the ``.proto`` file stays the one source
 of truth for the messages.
 
-The subset: ``syntax = "proto3"``, ``package``, ``message`` (nested too), ``enum``, singular
-and ``repeated`` fields of scalar, message and enum types, the field option ``packed``,
-``reserved`` numbers, ranges and names, and ``//`` and ``/* */`` comments. Anything else is a
-`ProtoSyntaxError` that names the file, the line and what was expected.
+The subset: ``syntax = "proto3"``, ``package``, ``import`` (of files handed to `compile_proto`
+already compiled), ``message`` (nested too), ``enum``, singular and ``repeated`` fields of
+scalar, message and enum types, ``map<K, V>`` fields and ``oneof`` blocks (both as protoc
+lays them out), the field option ``packed``, ``reserved`` numbers, ranges and names, and
+``//`` and ``/* */`` comments. Anything else is a `ProtoSyntaxError` that names the file, the
+line and what was expected.
 
 >>> fd = compile_proto('syntax = "proto3"; package demo; message Point { repeated sint32 xy = 1; }', "demo.proto")
 >>> fd.package, fd.message_type[0].name, fd.message_type[0].field[0].number
@@ -18,6 +20,7 @@ and ``repeated`` fields of scalar, message and enum types, the field option ``pa
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from google.protobuf import descriptor_pb2
@@ -33,6 +36,8 @@ SCALAR_TYPES = {
 }
 # Only numeric scalars can be packed: strings, bytes and messages are length-delimited already.
 _PACKABLE = set(SCALAR_TYPES) - {"string", "bytes"}
+# protoc's rule for map keys: any integral or string scalar (not floating point, not bytes).
+_MAP_KEY_TYPES = set(SCALAR_TYPES) - {"double", "float", "bytes"}
 _MAX_FIELD_NUMBER = (1 << 29) - 1
 _RESERVED_FOR_PROTOBUF = range(19000, 20000)
 
@@ -42,7 +47,7 @@ _TOKEN = re.compile(r"""
   | (?P<string>"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')
   | (?P<number>-?(?:0[xX][0-9a-fA-F]+|[0-9]+))
   | (?P<ident>\.?[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)
-  | (?P<symbol>[{}=;\[\],])
+  | (?P<symbol>[{}=;\[\],<>])
 """, re.VERBOSE | re.DOTALL)
 
 
@@ -77,13 +82,15 @@ def _tokenize(text: str, filename: str) -> list[_Token]:
 class _Parser:
     """Recursive descent over the token list; builds descriptor protos as it goes."""
 
-    def __init__(self, text: str, filename: str) -> None:
+    def __init__(self, text: str, filename: str, dependencies: Iterable[descriptor_pb2.FileDescriptorProto] = ()) -> None:
         self.tokens = _tokenize(text, filename)
+        self.dependencies = {dep.name: dep for dep in dependencies}
         self.pos = 0
         self.filename = filename
         # (descriptor, the field's type as written, its scope) for resolution after parsing
         self.unresolved: list[tuple[descriptor_pb2.FieldDescriptorProto, str, str, int]] = []
         self.kinds: dict[str, int] = {}  # fully qualified name -> TYPE_MESSAGE or TYPE_ENUM
+        self.packed_later: list[tuple[descriptor_pb2.FieldDescriptorProto, int]] = []  # [packed] on a named type
 
     # -- tokens
     def peek(self) -> _Token:
@@ -134,6 +141,8 @@ class _Parser:
                 fd.package = self.take("ident", expected="a package name").text
                 scope = "." + fd.package
                 self.take("symbol", ";")
+            elif self.accept("import"):
+                self.import_(fd)
             elif self.accept("message"):
                 self.message(fd.message_type.add(), scope)
             elif self.accept("enum"):
@@ -142,6 +151,27 @@ class _Parser:
                 raise self.error("'package', 'message' or 'enum'")
         self.resolve()
         return fd
+
+    def import_(self, fd: descriptor_pb2.FileDescriptorProto) -> None:
+        token = self.take("string", expected="a quoted file name")
+        name = token.text[1:-1]
+        dep = self.dependencies.get(name)
+        if dep is None:
+            raise ProtoSyntaxError(f"{self.filename}:{token.line}: import {token.text} names no file given to compile_proto "
+                                   f"(given: {sorted(self.dependencies) or 'none'})")
+        if name not in fd.dependency:
+            fd.dependency.append(name)
+            self.declare_file_types(dep)
+        self.take("symbol", ";")
+
+    def declare_file_types(self, dep: descriptor_pb2.FileDescriptorProto) -> None:
+        def walk(messages, enums, scope):
+            for enum in enums:
+                self.declare(f"{scope}.{enum.name}", _F.TYPE_ENUM)
+            for msg in messages:
+                self.declare(f"{scope}.{msg.name}", _F.TYPE_MESSAGE)
+                walk(msg.nested_type, msg.enum_type, f"{scope}.{msg.name}")
+        walk(dep.message_type, dep.enum_type, "." + dep.package if dep.package else "")
 
     # -- message
     def message(self, msg: descriptor_pb2.DescriptorProto, scope: str) -> None:
@@ -159,6 +189,8 @@ class _Parser:
                 self.enum(msg.enum_type.add(), full)
             elif self.accept("reserved"):
                 self.reserved(msg.reserved_range, msg.reserved_name, end_inclusive=False)
+            elif self.accept("oneof"):
+                self.oneof(msg, full, numbers)
             else:
                 self.field(msg, full, numbers)
         for r in msg.reserved_range:
@@ -169,10 +201,57 @@ class _Parser:
             if field.name in msg.reserved_name:
                 raise ProtoSyntaxError(f"{self.filename}: field {msg.name}.{field.name} uses a reserved name")
 
+    def oneof(self, msg: descriptor_pb2.DescriptorProto, scope: str, numbers: dict[int, str]) -> None:
+        index = len(msg.oneof_decl)
+        msg.oneof_decl.add(name=self.name("oneof name"))
+        self.take("symbol", "{")
+        while not self.accept("}"):
+            if self.accept(";"):
+                continue
+            token = self.peek()
+            if token.text in ("repeated", "map", "optional", "oneof"):
+                raise ProtoSyntaxError(f"{self.filename}:{token.line}: a oneof field can't be {token.text!r}")
+            self.field(msg, scope, numbers)
+            msg.field[-1].oneof_index = index
+        if not any(f.HasField("oneof_index") and f.oneof_index == index for f in msg.field):
+            raise ProtoSyntaxError(f"{self.filename}: oneof {msg.name}.{msg.oneof_decl[index].name} has no fields")
+
+    def map_entry(self, msg: descriptor_pb2.DescriptorProto, scope: str) -> tuple[str, _Token]:
+        """Parses ``<K, V>`` after ``map`` and adds protoc's nested ``XxxEntry``; returns the entry's name."""
+        self.take("symbol", "<")
+        key = self.take("ident", expected="a map key type")
+        if key.text not in _MAP_KEY_TYPES:
+            raise ProtoSyntaxError(f"{self.filename}:{key.line}: a map key must be an integral or string type, "
+                                   f"not {key.text!r}")
+        self.take("symbol", ",")
+        value = self.take("ident", expected="a map value type")
+        self.take("symbol", ">")
+        field_name = self.peek().text
+        # protoc's MapEntryName: "attr" -> "AttrEntry", "foo_bar" -> "FooBarEntry".
+        entry_name = "".join(part[:1].upper() + part[1:] for part in field_name.split("_")) + "Entry"
+        entry = msg.nested_type.add(name=entry_name)
+        entry.options.map_entry = True
+        entry.field.add(name="key", number=1, label=_F.LABEL_OPTIONAL, type=SCALAR_TYPES[key.text])
+        value_field = entry.field.add(name="value", number=2, label=_F.LABEL_OPTIONAL)
+        full = f"{scope}.{entry_name}"
+        self.declare(full, _F.TYPE_MESSAGE)
+        if value.text == "map":
+            raise ProtoSyntaxError(f"{self.filename}:{value.line}: a map value can't be a map")
+        if value.text in SCALAR_TYPES:
+            value_field.type = SCALAR_TYPES[value.text]
+        else:
+            self.unresolved.append((value_field, value.text, full, value.line))
+        return entry_name, value
+
     def field(self, msg: descriptor_pb2.DescriptorProto, scope: str, numbers: dict[int, str]) -> None:
         start = self.peek()
         repeated = self.accept("repeated")
         type_token = self.take("ident", expected="a field, 'message', 'enum', 'reserved' or '}'")
+        entry_name = None
+        if type_token.text == "map" and self.peek().text == "<":
+            if repeated:
+                raise ProtoSyntaxError(f"{self.filename}:{start.line}: a map field can't be 'repeated'")
+            entry_name, _ = self.map_entry(msg, scope)
         field = msg.field.add(name=self.name("field name"))
         self.take("symbol", "=")
         number_token = self.peek()
@@ -185,8 +264,11 @@ class _Parser:
         if any(f.name == field.name for f in msg.field[:-1]):
             raise ProtoSyntaxError(f"{self.filename}:{start.line}: field {field.name} is declared twice")
         numbers[field.number] = field.name
-        field.label = _F.LABEL_REPEATED if repeated else _F.LABEL_OPTIONAL
-        if type_token.text in SCALAR_TYPES:
+        field.label = _F.LABEL_REPEATED if repeated or entry_name else _F.LABEL_OPTIONAL
+        if entry_name:
+            field.type = _F.TYPE_MESSAGE
+            field.type_name = f"{scope}.{entry_name}"
+        elif type_token.text in SCALAR_TYPES:
             field.type = SCALAR_TYPES[type_token.text]
         else:
             self.unresolved.append((field, type_token.text, scope, type_token.line))
@@ -197,9 +279,11 @@ class _Parser:
                 value = self.take("ident", expected="true or false")
                 if value.text not in ("true", "false"):
                     raise self.error("true or false", value)
-                if not repeated or type_token.text not in _PACKABLE:
+                if not repeated or (type_token.text in SCALAR_TYPES and type_token.text not in _PACKABLE):
                     raise ProtoSyntaxError(f"{self.filename}:{option.line}: [packed] needs a repeated numeric field, "
                                            f"not {field.name}")
+                if type_token.text not in SCALAR_TYPES:  # an enum packs, a message doesn't: known after resolve()
+                    self.packed_later.append((field, option.line))
                 field.options.packed = value.text == "true"
                 if not self.accept(","):
                     break
@@ -256,8 +340,16 @@ class _Parser:
                 raise ProtoSyntaxError(f"{self.filename}:{line}: unknown type {written!r} for field {field.name}")
             field.type = self.kinds[found]
             field.type_name = found
+        for field, line in self.packed_later:
+            if field.type != _F.TYPE_ENUM:
+                raise ProtoSyntaxError(f"{self.filename}:{line}: [packed] needs a repeated numeric field, not {field.name}")
 
 
-def compile_proto(text: str, filename: str) -> descriptor_pb2.FileDescriptorProto:
-    """The ``FileDescriptorProto`` of a proto3 text (see the module docstring for the subset)."""
-    return _Parser(text, filename).file()
+def compile_proto(text: str, filename: str,
+                  dependencies: Iterable[descriptor_pb2.FileDescriptorProto] = ()) -> descriptor_pb2.FileDescriptorProto:
+    """The ``FileDescriptorProto`` of a proto3 text (see the module docstring for the subset).
+
+    ``dependencies`` are the compiled files its ``import`` statements may name (by their ``name``);
+    the types they declare resolve as protoc resolves imported ones.
+    """
+    return _Parser(text, filename, dependencies).file()

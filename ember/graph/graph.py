@@ -1,0 +1,389 @@
+"""Graph and Operation: TensorFlow 1's dataflow graph, built by the op system's lazy interpreter.
+
+A ``Graph`` holds operations in creation order. Each ``Operation`` is one node: a type (an
+ember primitive's name, or a graph-only type such as ``Const`` or ``Placeholder``), input
+tensors, attributes, control inputs and output tensors. Names are unique within a graph, made
+TensorFlow's way: a name scope prefixes them ("layer/MatMul") and a taken name gets the next
+free suffix ("Const", "Const_1"); names and scopes share one table, compared in lowercase.
+
+``graph.as_default()`` pushes the graph on this thread's stack and installs the lazy
+interpreter for the block, so every ember op called inside records a node instead of running.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import threading
+from collections.abc import Iterator
+
+from .symbolic import TensorShape
+
+__all__ = ["Graph", "Operation", "get_default_graph", "name_scope", "control_dependencies", "reset_default_graph"]
+
+_VALID_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
+_VALID_SCOPE = re.compile(r"^[A-Za-z0-9_.\\/>-]*$")
+
+
+class Operation:
+    """A node of a graph: what it computes, from what, and the tensors it produces."""
+
+    __slots__ = ("__weakref__", "_consumers", "_id", "attrs", "control_inputs", "device", "graph", "inputs", "name", "op_expr", "outputs", "type")
+
+    def __init__(self, graph: Graph, name: str, op_type: str, inputs: tuple, attrs: dict, op_expr, control_inputs: tuple, device: str) -> None:
+        self.graph = graph
+        self.name = name
+        self.type = op_type
+        self.inputs = inputs
+        self.attrs = attrs
+        self.op_expr = op_expr  # the primitive for op-system nodes; None for graph-only types
+        self.control_inputs = control_inputs
+        self.device = device
+        self.outputs: tuple = ()
+        self._consumers: list = []  # operations that read an output of this one
+        self._id = len(graph._ops)
+
+    @property
+    def node_def(self):
+        from .export import node_def
+
+        return node_def(self)
+
+    def get_attr(self, name: str):
+        try:
+            return self.attrs[name]
+        except KeyError:
+            raise ValueError(f"Operation '{self.name}' has no attr named '{name}'.") from None
+
+    def values(self) -> tuple:
+        return self.outputs
+
+    def run(self, feed_dict=None, session=None) -> None:
+        """Run this operation in ``session`` (default: the default session)."""
+        from .session import _session_for
+
+        _session_for(self.graph, session, "Operation.run()").run(self, feed_dict=feed_dict)
+
+    def __repr__(self) -> str:
+        return f'<ember.Operation "{self.name}" type={self.type}>'
+
+
+class Graph:
+    """A dataflow graph: operations, their unique names, scopes and control dependencies."""
+
+    def __init__(self) -> None:
+        self._ops: list[Operation] = []
+        self._by_name: dict[str, Operation] = {}
+        self._names_in_use: dict[str, int] = {}
+        self._finalized = False
+        self._collections: dict[str, list] = {}
+        self._captured: dict[int, tuple] = {}  # id(eager tensor) -> (tensor, its Const output)
+        self._local = threading.local()  # this thread's name scope, control deps, device
+        self.version = 0
+        self.seed = None
+
+    # -- per-thread building state --------------------------------------------------
+
+    def _state(self):
+        local = self._local
+        if not hasattr(local, "scope"):
+            local.scope = ""
+            local.control = []  # a stack of lists of operations
+            local.device = ""
+        return local
+
+    # -- names ----------------------------------------------------------------------
+
+    def unique_name(self, name: str, mark_as_used: bool = True) -> str:
+        """``name`` under the current scope, with the first free ``_N`` suffix."""
+        scope = self._state().scope
+        if scope:
+            name = f"{scope}/{name}"
+        key = name.lower()
+        count = self._names_in_use.get(key, 0)
+        if mark_as_used:
+            self._names_in_use[key] = count + 1
+        if count > 0:
+            base = key
+            while True:  # "add_1" may itself have been taken by an explicit name
+                candidate = f"{base}_{count}"
+                if candidate not in self._names_in_use:
+                    break
+                count += 1
+                if mark_as_used:
+                    self._names_in_use[key] = count + 1
+            if mark_as_used:
+                self._names_in_use[candidate] = 1
+            name = f"{name}_{count}"
+        return name
+
+    @contextlib.contextmanager
+    def name_scope(self, name: str | None) -> Iterator[str]:
+        """Prefix the names of operations made inside with ``name/`` (made unique like an op's
+        name). A name ending in "/" re-enters that exact scope; None or "" resets to the top."""
+        state = self._state()
+        old = state.scope
+        if name is None or name == "":
+            new = ""
+        elif name.endswith("/"):
+            if not _VALID_SCOPE.match(name[:-1]):
+                raise ValueError(f"'{name}' is not a valid scope name")
+            new = name[:-1]
+        else:
+            if not _VALID_SCOPE.match(name):
+                raise ValueError(f"'{name}' is not a valid scope name")
+            new = self.unique_name(name)
+        state.scope = new
+        try:
+            yield (new + "/") if new else ""
+        finally:
+            state.scope = old
+
+    def get_name_scope(self) -> str:
+        return self._state().scope
+
+    # -- control dependencies and devices --------------------------------------------
+
+    @contextlib.contextmanager
+    def control_dependencies(self, control_inputs) -> Iterator[None]:
+        """Operations made inside run only after ``control_inputs`` (operations or tensors);
+        None clears the outer dependencies for the block."""
+        state = self._state()
+        if control_inputs is None:
+            saved, state.control = state.control, []
+            try:
+                yield
+            finally:
+                state.control = saved
+            return
+        ops = []
+        for c in control_inputs:
+            op = _as_operation(c, "control_dependencies")
+            if op.graph is not self:
+                raise ValueError(f"Control input {op.name!r} must be from the same graph as the operations it controls")
+            ops.append(op)
+        state.control.append(ops)
+        try:
+            yield
+        finally:
+            state.control.pop()
+
+    @contextlib.contextmanager
+    def device(self, device_name: str) -> Iterator[None]:
+        state = self._state()
+        old = state.device
+        state.device = "" if device_name is None else str(device_name)
+        try:
+            yield
+        finally:
+            state.device = old
+
+    # -- building ---------------------------------------------------------------------
+
+    def _check_not_finalized(self) -> None:
+        if self._finalized:
+            raise RuntimeError("Graph is finalized and cannot be modified.")
+
+    def create_op(
+        self,
+        op_type: str,
+        inputs: tuple,
+        attrs: dict,
+        outputs: list,
+        *,
+        name: str | None = None,
+        op_expr=None,
+    ) -> Operation:
+        """Add an operation; ``outputs`` is a list of (probe shape, static TensorShape, dtype)."""
+        from .tensor import GraphTensor
+
+        self._check_not_finalized()
+        if name is not None and not _VALID_NAME.match(name.rstrip("/")):
+            raise ValueError(f"'{name}' is not a valid node name")
+        if name is not None and name.endswith("/"):  # TensorFlow's convention: exactly this name
+            name = name[:-1]
+            self._names_in_use[name.lower()] = max(1, self._names_in_use.get(name.lower(), 0))
+        else:
+            name = self.unique_name(name or _default_name(op_type))
+        state = self._state()
+        control = []
+        for group in state.control:
+            for c in group:
+                if c not in control and not any(c is t.op for t in inputs):
+                    control.append(c)
+        op = Operation(self, name, op_type, tuple(inputs), attrs, op_expr, tuple(control), state.device)
+        op.outputs = tuple(GraphTensor._make(op, i, shape, static, dtype) for i, (shape, static, dtype) in enumerate(outputs))
+        for t in op.inputs:
+            if op not in t.op._consumers:
+                t.op._consumers.append(op)
+        self._ops.append(op)
+        self._by_name[name] = op
+        self.version += 1
+        return op
+
+    # -- lookups -------------------------------------------------------------------------
+
+    def get_operations(self) -> list[Operation]:
+        return list(self._ops)
+
+    def get_operation_by_name(self, name: str) -> Operation:
+        if not isinstance(name, str):
+            raise TypeError(f"Operation names are strings (or similar), not {type(name).__name__}.")
+        try:
+            return self._by_name[name]
+        except KeyError:
+            raise KeyError(f"The name '{name}' refers to an Operation not in the graph.") from None
+
+    def get_tensor_by_name(self, name: str):
+        if not isinstance(name, str):
+            raise TypeError(f"Tensor names are strings (or similar), not {type(name).__name__}.")
+        op_name, sep, index = name.rpartition(":")
+        if not sep or not index.isdigit():
+            raise ValueError(
+                f"The name '{name}' looks a like an Operation name, not a Tensor name: Tensor names must be of the form "
+                f'"<op_name>:<output_index>".'
+            )
+        op = self._by_name.get(op_name)
+        if op is None:
+            raise KeyError(f"The name '{name}' refers to a Tensor which does not exist. The operation, '{op_name}', does not exist in the graph.")
+        i = int(index)
+        if i >= len(op.outputs):
+            raise KeyError(
+                f"The name '{name}' refers to a Tensor which does not exist. The operation, '{op_name}', exists but only has "
+                f"{len(op.outputs)} outputs."
+            )
+        return op.outputs[i]
+
+    def as_graph_element(self, obj, allow_tensor: bool = True, allow_operation: bool = True):
+        """``obj`` (a tensor, an operation or a name) as an element of this graph."""
+        from .tensor import GraphTensor
+
+        if isinstance(obj, str):
+            if ":" in obj and allow_tensor:
+                return self.get_tensor_by_name(obj)
+            if allow_operation:
+                return self.get_operation_by_name(obj)
+        if isinstance(obj, GraphTensor) and allow_tensor:
+            if obj.graph is not self:
+                raise ValueError(f"Tensor {obj!r} is not an element of this graph.")
+            return obj
+        if isinstance(obj, Operation) and allow_operation:
+            if obj.graph is not self:
+                raise ValueError(f"Operation {obj.name!r} is not an element of this graph.")
+            return obj
+        raise TypeError(f"Can not convert a {type(obj).__name__} into a Tensor or Operation.")
+
+    # -- collections -----------------------------------------------------------------------
+
+    def add_to_collection(self, name: str, value) -> None:
+        self._collections.setdefault(name, []).append(value)
+
+    def get_collection(self, name: str) -> list:
+        return list(self._collections.get(name, ()))
+
+    # -- state ------------------------------------------------------------------------------
+
+    def finalize(self) -> None:
+        """Make the graph read-only: adding an operation raises from now on."""
+        self._finalized = True
+
+    @property
+    def finalized(self) -> bool:
+        return self._finalized
+
+    @contextlib.contextmanager
+    def as_default(self) -> Iterator[Graph]:
+        """Make this the default graph of this thread, and record ops into it, for the block."""
+        from ..dispatch.interpreter import interpreter_scope
+        from .lazy import LazyInterpreter
+
+        stack = _stack()
+        stack.append(self)
+        try:
+            with interpreter_scope(LazyInterpreter(self)):
+                yield self
+        finally:
+            stack.pop()
+
+    def as_graph_def(self, from_version: int | None = None, add_shapes: bool = False):
+        """This graph as a TensorFlow ``GraphDef`` protobuf (see ``export.py``)."""
+        from .export import as_graph_def
+
+        return as_graph_def(self, from_version=from_version, add_shapes=add_shapes)
+
+    def __repr__(self) -> str:
+        return f"<ember.Graph with {len(self._ops)} operations>"
+
+
+# TensorFlow's default node names for the primitives whose ember names differ.
+_TF_NAMES = {
+    "matmul": "MatMul", "mm": "MatMul", "bmm": "MatMul", "relu": "Relu", "sigmoid": "Sigmoid", "tanh": "Tanh",
+    "softmax": "Softmax", "log_softmax": "LogSoftmax", "exp": "Exp", "log": "Log", "sqrt": "Sqrt", "rsqrt": "Rsqrt",
+    "sum": "Sum", "mean": "Mean", "amax": "Max", "amin": "Min", "prod": "Prod", "view": "Reshape", "reshape": "Reshape",
+    "transpose": "transpose", "permute": "transpose", "div": "truediv", "neg": "Neg", "abs": "Abs", "square": "Square",
+    "cast": "Cast", "to": "Cast", "maximum": "Maximum", "minimum": "Minimum", "where": "Select", "cat": "concat",
+}
+
+
+def _default_name(op_type: str) -> str:
+    base = op_type.removesuffix("_scalar").removesuffix("_tensor")
+    return _TF_NAMES.get(base, base)
+
+
+def _as_operation(obj, where: str) -> Operation:
+    from .tensor import GraphTensor
+
+    if isinstance(obj, Operation):
+        return obj
+    if isinstance(obj, GraphTensor):
+        return obj.op
+    if hasattr(obj, "op") and isinstance(obj.op, Operation):
+        return obj.op
+    raise TypeError(f"{where}(): expected an Operation or a graph Tensor, got {type(obj).__name__}")
+
+
+# -- the default graph: a thread-local stack over one process-wide graph -------------------
+
+
+class _Stack(threading.local):
+    def __init__(self) -> None:
+        self.graphs: list[Graph] = []
+
+
+_STACK = _Stack()
+_GLOBAL = [Graph()]
+
+
+def _stack() -> list[Graph]:
+    return _STACK.graphs
+
+
+def get_default_graph() -> Graph:
+    """The innermost ``as_default()`` graph of this thread, else the process's default graph."""
+    stack = _STACK.graphs
+    return stack[-1] if stack else _GLOBAL[0]
+
+
+def in_graph_scope() -> bool:
+    return bool(_STACK.graphs)
+
+
+def reset_default_graph() -> None:
+    """Replace the process's default graph with a fresh one (not inside an ``as_default`` block)."""
+    if _STACK.graphs:
+        raise AssertionError("Do not use reset_default_graph() to clear nested graphs. Exit the as_default() blocks first.")
+    _GLOBAL[0] = Graph()
+
+
+def name_scope(name: str | None):
+    """``get_default_graph().name_scope(name)``."""
+    return get_default_graph().name_scope(name)
+
+
+def control_dependencies(control_inputs):
+    """``get_default_graph().control_dependencies(control_inputs)``."""
+    return get_default_graph().control_dependencies(control_inputs)
+
+
+def static_shape(shape) -> TensorShape:
+    return shape if isinstance(shape, TensorShape) else TensorShape(shape)

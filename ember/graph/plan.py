@@ -1,0 +1,227 @@
+"""Execution plans: the part of a graph that some fetches need, in an order that runs.
+
+A plan is compiled once per (fetches, fed tensors) and cached by the Session. Compiling
+prunes the graph to what the fetches need (stopping at fed tensors), orders it (creation
+order among ready nodes, writes to variables as late as their inputs allow, so every read in
+a step sees the value from before the step's assignments), gives each tensor a slot, and
+notes after which step each slot is dead so its memory goes back to the allocator at once.
+Running walks the steps: graph-only nodes (Const, Placeholder, variables) are handled here,
+every other node is its primitive on the eager interpreter, the same kernels as eager mode.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+from ..dispatch.interpreter import EAGER
+from .symbolic import SymInt, evaluate, has_symbols
+
+__all__ = ["Plan", "FailedPreconditionError"]
+
+_WRITES = {"Assign", "AssignAdd", "AssignSub"}
+
+
+class FailedPreconditionError(RuntimeError):
+    """TensorFlow's error for reading a variable before it was initialised."""
+
+
+def data_inputs(op) -> tuple:
+    """The inputs whose values an operation reads (an assignment writes its variable, it does
+    not read it through the edge)."""
+    return op.inputs[1:] if op.type in _WRITES else op.inputs
+
+
+def needed_ops(targets: list, fed: set) -> set:
+    """The operations the targets depend on, through data and control edges, stopping at
+    tensors that are fed."""
+    seen: set = set()
+    stack = list(targets)
+    while stack:
+        op = stack.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        for t in data_inputs(op):
+            if id(t) not in fed:
+                stack.append(t._op)
+        stack.extend(op.control_inputs)
+    return seen
+
+
+def schedule(ops: set, fed: set) -> list:
+    """A topological order of ``ops``: creation order among ready nodes, variable writes last."""
+    indegree = {}
+    users: dict = {}
+    for op in ops:
+        deps = {t._op for t in data_inputs(op) if id(t) not in fed and t._op in ops}
+        deps.update(c for c in op.control_inputs if c in ops)
+        indegree[op] = len(deps)
+        for d in deps:
+            users.setdefault(d, []).append(op)
+    ready = [(op.type in _WRITES, op._id, op) for op, n in indegree.items() if n == 0]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        _, _, op = heapq.heappop(ready)
+        order.append(op)
+        for u in users.get(op, ()):
+            indegree[u] -= 1
+            if indegree[u] == 0:
+                heapq.heappush(ready, (u.type in _WRITES, u._id, u))
+    if len(order) != len(ops):
+        raise RuntimeError("the graph has a cycle among the operations these fetches need")
+    return order
+
+
+class Step:
+    __slots__ = ("attrs", "binds", "free", "ins", "kind", "op", "outs", "reads", "symbolic")
+
+    def __init__(self, op, kind: str, ins: tuple, outs: tuple) -> None:
+        self.op = op
+        self.kind = kind
+        self.ins = ins
+        self.outs = outs
+        self.attrs = op.attrs
+        self.symbolic = op.op_expr is not None and has_symbols(op.attrs)
+        # unknown sizes this step's outputs fix (data-dependent shapes), bound after it runs
+        self.binds = tuple(
+            (k, j, d.var) for k, t in enumerate(op.outputs) for j, d in enumerate(t._shape) if isinstance(d, SymInt) and d.var is not None
+        )
+        self.free: tuple = ()
+        self.reads: tuple = ()  # (slot, variable op): read when this step runs, after its control inputs
+
+
+class Plan:
+    """The compiled form of one (fetches, feeds) signature of a graph."""
+
+    def __init__(self, graph, fetch_tensors: list, target_ops: list, feed_tensors: list) -> None:
+        self.graph = graph
+        fed = {id(t) for t in feed_tensors}
+        ops = needed_ops([t._op for t in fetch_tensors if id(t) not in fed] + list(target_ops), fed)
+        order = schedule(ops, fed)
+        slots: dict = {}
+
+        def slot(t) -> int:
+            key = id(t)
+            if key not in slots:
+                slots[key] = len(slots)
+            return slots[key]
+
+        self.feed_slots = tuple(slot(t) for t in feed_tensors)
+        self.feed_binds = tuple(
+            tuple((j, d.var) for j, d in enumerate(t._shape) if isinstance(d, SymInt) and d.var is not None) for t in feed_tensors
+        )
+        self.steps = []
+        self.template: list = []  # slot values every run starts from: the constants
+        consts = {}
+        variables = {}
+        for op in order:
+            if op.type == "Const":
+                consts[slot(op.outputs[0])] = op.attrs["value"]
+                continue
+            if op.type == "VariableV2":  # read by each consumer when it runs (TensorFlow's ref semantics)
+                variables[slot(op.outputs[0])] = op
+                continue
+            ins = tuple(slot(t) for t in op.inputs)
+            outs = tuple(slot(t) for t in op.outputs)
+            kind = op.type if op.op_expr is None else "primitive"
+            step = Step(op, kind, ins, outs)
+            step.reads = tuple((s, variables[s]) for s in (ins[1:] if kind in _WRITES else ins) if s in variables)
+            self.steps.append(step)
+        self.fetch_slots = tuple(slot(t) for t in fetch_tensors)
+        self.fetch_reads = tuple((s, variables[s]) for s in self.fetch_slots if s in variables)
+        # a fetch computed into fresh memory by a kernel is handed over; anything else is copied
+        fed_ids = {id(t) for t in feed_tensors}
+        self.fetch_fresh = tuple(
+            id(t) not in fed_ids and t._op.op_expr is not None and t._op.op_expr.view is None and not _aliases_input(t._op) for t in fetch_tensors
+        )
+        self.nslots = len(slots)
+        self.template = [None] * self.nslots
+        for s, value in consts.items():
+            self.template[s] = value
+        self._plan_frees(fed)
+
+    def _plan_frees(self, fed: set) -> None:
+        """After each step, drop the slots nothing later reads (fetches and feeds stay)."""
+        keep = set(self.fetch_slots) | set(self.feed_slots)
+        last = {}
+        for i, step in enumerate(self.steps):
+            for s in step.ins[1:] if step.kind in _WRITES else step.ins:
+                last[s] = i
+            for s in step.outs:
+                last.setdefault(s, i)
+        frees: dict = {}
+        for s, i in last.items():
+            if s not in keep:
+                frees.setdefault(i, []).append(s)
+        for i, step in enumerate(self.steps):
+            step.free = tuple(frees.get(i, ()))
+
+    def run(self, session, feed_values: list) -> list:
+        values = self.template.copy()
+        env: dict = {}
+        for s, v, binds in zip(self.feed_slots, feed_values, self.feed_binds, strict=True):
+            values[s] = v
+            for j, var in binds:
+                env[var] = v._shape[j]
+        apply = EAGER.apply
+        variables = session._variables
+        for step in self.steps:
+            if step.reads:
+                for s, var in step.reads:
+                    values[s] = _read(variables, var, step.op)
+            kind = step.kind
+            if kind == "primitive":
+                attrs = step.attrs
+                if step.symbolic:
+                    attrs = {k: evaluate(v, env) for k, v in attrs.items()}
+                result = apply(step.op.op_expr, tuple([values[i] for i in step.ins]), attrs)
+                for s, r in zip(step.outs, result, strict=True):
+                    values[s] = r
+                for k, j, var in step.binds:
+                    env.setdefault(var, result[k]._shape[j])
+            else:
+                _run_graph_op(step, values, variables)
+            for s in step.free:
+                values[s] = None
+        for s, var in self.fetch_reads:
+            values[s] = _read(variables, var, var)
+        return [values[s] for s in self.fetch_slots]
+
+
+def _aliases_input(op) -> bool:
+    return op.type == "Fused" and False
+
+
+def _read(variables: dict, var, reader):
+    value = variables.get(var)
+    if value is None:
+        raise FailedPreconditionError(f"Attempting to use uninitialized value {var.name}\n\t [[node {reader.name}]] (run its initializer first)")
+    return value
+
+
+def _run_graph_op(step: Step, values: list, variables: dict) -> None:
+    op = step.op
+    kind = step.kind
+    if kind in _WRITES:
+        var = op.inputs[0]._op
+        new = values[step.ins[1]]
+        if kind != "Assign":
+            old = variables.get(var)
+            if old is None:
+                raise FailedPreconditionError(f"Attempting to use uninitialized value {var.name}\n\t [[node {op.name}]]")
+            new = old + new if kind == "AssignAdd" else old - new
+        elif new._shape != tuple(op.inputs[0]._shape) and op.inputs[0]._static.is_fully_defined():
+            raise ValueError(f"{op.name}: cannot assign a value of shape {tuple(new._shape)} to {var.name} of shape {op.inputs[0]._static}")
+        variables[var] = new
+        values[step.outs[0]] = new
+    elif kind in ("Identity", "PlaceholderWithDefault"):
+        values[step.outs[0]] = values[step.ins[0]]
+    elif kind == "NoOp":
+        pass
+    elif kind == "Placeholder":
+        raise RuntimeError(f"placeholder {op.name} reached without a feed")  # Session checks feeds first
+    elif kind == "Fused":
+        op.attrs["program"].run_step(step, values)
+    else:
+        raise NotImplementedError(f"graph op type {kind!r} ({op.name}) has no executor")

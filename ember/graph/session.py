@@ -1,0 +1,292 @@
+"""Session: runs the part of a graph that fetches need, with values fed for placeholders.
+
+``run(fetches, feed_dict)`` takes a tensor, an operation, a name, or lists, tuples, dicts and
+namedtuples nesting them, and returns the same structure of NumPy values (an operation gives
+None, a 0-d result a NumPy scalar such as ``numpy.float32``). Each distinct (fetches, fed
+tensors) signature compiles once into a ``Plan``; later runs reuse it. Variables' values live
+in the session, so they persist from one ``run`` to the next.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+
+import numpy as np
+
+from .._core import dtype as _dt
+from .._core.tensor import Tensor
+from ..dispatch.interpreter import EAGER, current_interpreter, interpreter_scope
+from .graph import Graph, Operation, get_default_graph, in_graph_scope
+from .plan import Plan
+from .tensor import GraphTensor
+
+__all__ = ["InteractiveSession", "Session", "get_default_session"]
+
+
+class _Fetch:
+    """The flat list of what a fetch structure asks for, and how to rebuild the structure."""
+
+    __slots__ = ("build", "ops", "tensors")
+
+    def __init__(self, graph: Graph, fetches) -> None:
+        self.tensors: list = []
+        self.ops: list = []
+        self.build = self._parse(graph, fetches)
+
+    def _parse(self, graph: Graph, fetch):
+        if fetch is None:
+            raise TypeError(f"Fetch argument {fetch!r} has invalid type {type(fetch)}, must be a string or Tensor. (Can not convert a NoneType into a Tensor or Operation.)")
+        if isinstance(fetch, (list, tuple)) and not isinstance(fetch, Tensor):
+            parts = [self._parse(graph, f) for f in fetch]
+            if hasattr(fetch, "_fields"):  # a namedtuple
+                return lambda values: type(fetch)(*[p(values) for p in parts])
+            kind = type(fetch)
+            return lambda values: kind(p(values) for p in parts)
+        if isinstance(fetch, dict):
+            parts = {k: self._parse(graph, v) for k, v in fetch.items()}
+            kind = type(fetch)
+            return lambda values: kind((k, p(values)) for k, p in parts.items())
+        if _is_sparse(fetch):
+            from ..sparse import SparseTensorValue
+
+            parts = [self._parse(graph, t) for t in (fetch.indices, fetch.values, fetch.dense_shape)]
+            return lambda values: SparseTensorValue(*[p(values) for p in parts])
+        element = _element(graph, fetch)
+        if isinstance(element, Operation):
+            self.ops.append(element)
+            return lambda values: None
+        i = len(self.tensors)
+        self.tensors.append(element)
+        return lambda values: values[i]
+
+
+def _is_sparse(obj) -> bool:
+    return type(obj).__name__ == "SparseTensor" and hasattr(obj, "dense_shape")
+
+
+def _element(graph: Graph, fetch):
+    try:
+        return graph.as_graph_element(fetch)
+    except (KeyError, ValueError) as error:
+        raise ValueError(f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. ({error.args[0]})") from None
+    except TypeError as error:
+        raise TypeError(f"Fetch argument {fetch!r} has invalid type {type(fetch)}, must be a string or Tensor. ({error})") from None
+
+
+class Session:
+    """Runs operations of one graph; holds the values of its variables."""
+
+    def __init__(self, target: str = "", graph: Graph | None = None, config=None) -> None:
+        if target:
+            raise ValueError(f"Session(): remote targets are not supported here (target={target!r}); use ''")
+        # A session made outside any graph scope, with the process's default graph empty,
+        # adopts the graph of its first fetch (so a graph built in a `with` block runs after it).
+        self._graph = graph if graph is not None else (get_default_graph() if in_graph_scope() or get_default_graph()._ops else None)
+        self._variables: dict = {}
+        self._plans: dict = {}
+        self._closed = False
+        self._default_ctx = None
+
+    @property
+    def graph(self) -> Graph | None:
+        return self._graph
+
+    # -- running -----------------------------------------------------------------------------
+
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        """The values of ``fetches`` (same structure), after running what they need."""
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        graph = self._graph
+        if graph is None:
+            graph = self._graph = _first_graph(fetches) or get_default_graph()
+        key = _fetch_key(fetches)
+        feed_keys = () if not feed_dict else tuple(feed_dict)
+        cached = self._plans.get((key, tuple(map(_feed_key, feed_keys)), graph.version)) if key is not None else None
+        if cached is None:
+            fetch = _Fetch(graph, fetches)
+            feeds = [_feed_target(graph, k) for k in feed_keys]
+            plan = Plan(graph, fetch.tensors, fetch.ops, feeds)
+            plan.check_feeds = _missing_feed_check(plan, feeds)
+            cached = (fetch, feeds, plan)
+            if key is not None:
+                self._plans[(key, tuple(map(_feed_key, feed_keys)), graph.version)] = cached
+        fetch, feeds, plan = cached
+        values = [_feed_value(t, feed_dict[k]) for t, k in zip(feeds, feed_keys, strict=True)] if feeds else []
+        if plan.check_feeds is not None:
+            plan.check_feeds()
+        if isinstance(current_interpreter(), EAGER.__class__) or current_interpreter().name != "lazy":
+            results = plan.run(self, values)
+        else:
+            with interpreter_scope(EAGER):
+                results = plan.run(self, values)
+        return fetch.build([_to_numpy(r, fresh) for r, fresh in zip(results, plan.fetch_fresh, strict=True)])
+
+    def _set_variable(self, var, value) -> None:
+        self._variables[var.op] = _feed_value(var, value)
+
+    # -- lifetime ------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        self._closed = True
+        self._variables.clear()
+        self._plans.clear()
+
+    def __enter__(self) -> Session:
+        if self._default_ctx is None:
+            self._default_ctx = self.as_default()
+            self._default_ctx.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._default_ctx is not None:
+            ctx, self._default_ctx = self._default_ctx, None
+            ctx.__exit__(*exc)
+        self.close()
+
+    @contextlib.contextmanager
+    def as_default(self):
+        """Make this the default session (for ``Tensor.eval`` and ``Operation.run``) in the block;
+        with a graph, also its default graph."""
+        _SESSIONS.stack.append(self)
+        try:
+            if self._graph is not None and not (in_graph_scope() and get_default_graph() is self._graph):
+                with self._graph.as_default():
+                    yield self
+            else:
+                yield self
+        finally:
+            _SESSIONS.stack.pop()
+
+    def __repr__(self) -> str:
+        return f"<ember.Session graph={self._graph!r}{' closed' if self._closed else ''}>"
+
+
+class InteractiveSession(Session):
+    """A session that makes itself the default on creation (for shells and notebooks)."""
+
+    def __init__(self, target: str = "", graph: Graph | None = None, config=None) -> None:
+        super().__init__(target, graph, config)
+        _SESSIONS.stack.append(self)
+
+    def close(self) -> None:
+        if self in _SESSIONS.stack:
+            _SESSIONS.stack.remove(self)
+        super().close()
+
+
+class _Sessions(threading.local):
+    def __init__(self) -> None:
+        self.stack: list = []
+
+
+_SESSIONS = _Sessions()
+
+
+def get_default_session() -> Session | None:
+    return _SESSIONS.stack[-1] if _SESSIONS.stack else None
+
+
+def _session_for(graph: Graph, session: Session | None, what: str) -> Session:
+    session = session or get_default_session()
+    if session is None:
+        raise ValueError(f"Cannot evaluate tensor using `{what}`: No default session is registered. Use `with sess.as_default()` or pass an explicit session")
+    if session._graph is not None and session._graph is not graph:
+        raise ValueError("Cannot use the given session to evaluate tensor: the tensor's graph is different from the session's graph.")
+    return session
+
+
+# -- fetch and feed helpers --------------------------------------------------------------
+
+
+def _fetch_key(fetches):
+    """A hashable key for a fetch structure made of graph elements (None: don't cache)."""
+    if isinstance(fetches, (GraphTensor, Operation, str)):
+        return (type(fetches), id(fetches)) if not isinstance(fetches, str) else fetches
+    if isinstance(fetches, (list, tuple)):
+        parts = tuple(_fetch_key(f) for f in fetches)
+        return None if None in parts else (type(fetches), parts)
+    if isinstance(fetches, dict):
+        parts = tuple((k, _fetch_key(v)) for k, v in fetches.items())
+        return None if any(p is None for _, p in parts) else (type(fetches), parts)
+    return None
+
+
+def _feed_key(key):
+    return key if isinstance(key, str) else id(key)
+
+
+def _first_graph(fetches):
+    if isinstance(fetches, (GraphTensor, Operation)):
+        return fetches.graph
+    if isinstance(fetches, dict):
+        fetches = list(fetches.values())
+    if isinstance(fetches, (list, tuple)):
+        for f in fetches:
+            g = _first_graph(f)
+            if g is not None:
+                return g
+    components = getattr(fetches, "components", None)
+    if components:
+        return _first_graph(list(components))
+    return None
+
+
+def _feed_target(graph: Graph, key) -> GraphTensor:
+    try:
+        t = graph.as_graph_element(key, allow_operation=False)
+    except (KeyError, ValueError, TypeError) as error:
+        raise TypeError(f"Cannot interpret feed_dict key as Tensor: {error.args[0] if error.args else error}") from None
+    return t
+
+
+def _feed_value(t: GraphTensor, value) -> Tensor:
+    """A fed value as an ember tensor of the tensor's dtype, its shape checked."""
+    if isinstance(value, GraphTensor):
+        raise TypeError(
+            f"The value of a feed cannot be a graph Tensor ({value.name}). Acceptable feed values include Python scalars, "
+            f"strings, lists, numpy ndarrays, or ember tensors."
+        )
+    dtype = t._dtype
+    if isinstance(value, Tensor):
+        x = value if value._dtype is dtype else value.to(dtype)
+    else:
+        try:
+            array = np.asarray(value, dtype=dtype.numpy_dtype if dtype is not _dt.string else object)
+        except (TypeError, ValueError) as error:
+            raise TypeError(f"Cannot feed value {value!r} for Tensor {t.name!r} of dtype {dtype.name}: {error}") from None
+        from ..interop.numpy import from_numpy
+
+        x = from_numpy(array if array.flags.writeable else array.copy())
+    static = t._static
+    if not static.is_compatible_with(x._shape):
+        raise ValueError(f"Cannot feed value of shape {tuple(x._shape)} for Tensor {t.name!r}, which has shape {static}")
+    return x
+
+
+def _missing_feed_check(plan: Plan, feeds: list):
+    """A check that every placeholder the plan reaches is fed (None when there is none)."""
+    missing = [step.op for step in plan.steps if step.kind == "Placeholder"]
+    if not missing:
+        return None
+    op = missing[0]
+    dims = op.attrs["shape"]
+    shape = "<unknown>" if dims.rank is None else "[" + ",".join("?" if d is None else str(d) for d in dims.dims) + "]"
+
+    def check() -> None:
+        raise ValueError(
+            f"You must feed a value for placeholder tensor '{op.name}' with dtype {op.attrs['dtype'].name} and shape {shape}\n"
+            f"\t [[node {op.name}]]"
+        )
+
+    return check
+
+
+def _to_numpy(value, fresh: bool):
+    array = value._host_array()
+    if not fresh or value._dtype is _dt.string:
+        array = array.copy()  # a variable's, a constant's, a feed's memory or a view of it: the caller gets its own
+    if array.ndim == 0:
+        return array[()]
+    return array

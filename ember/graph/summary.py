@@ -1,0 +1,205 @@
+"""TensorBoard event files: ``FileWriter`` and the TFRecord framing they use.
+
+A record is ``uint64 length``, the masked CRC32C of those 8 bytes, the data, and the masked
+CRC32C of the data (all little-endian). An event file's first record is an ``Event`` with
+``file_version = "brain.Event:2"``; ``add_graph`` appends one whose ``graph_def`` is a
+serialized ``GraphDef``. CRC32C (Castagnoli) is computed here, in Python and NumPy, so writing
+needs nothing beyond protobuf.
+
+>>> hex(crc32c(b"123456789"))
+'0xe3069283'
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import struct
+import threading
+import time
+
+import numpy as np
+
+from .export import _as_graph_def_message
+from .proto import Event
+
+__all__ = ["FILE_VERSION", "FileWriter", "crc32c", "masked_crc32c", "read_records", "tfrecord"]
+
+FILE_VERSION = "brain.Event:2"
+
+_POLY = 0x82F63B78  # Castagnoli, bit-reversed
+
+
+def _make_table() -> list[int]:
+    table = []
+    for n in range(256):
+        c = n
+        for _ in range(8):
+            c = (c >> 1) ^ _POLY if c & 1 else c >> 1
+        table.append(c)
+    return table
+
+
+_TABLE = _make_table()
+_NP_TABLE = np.array(_TABLE, dtype=np.uint32)
+_CHUNK = 4096  # bytes per lane when long data is split into lanes that NumPy advances together
+
+
+def _update(state: int, data) -> int:
+    table = _TABLE
+    for byte in data:
+        state = table[(state ^ byte) & 0xFF] ^ (state >> 8)
+    return state
+
+
+def _apply(matrix: list[int], vector: int) -> int:
+    """A 32x32 matrix over GF(2), as its 32 columns, times a 32-bit vector."""
+    out = 0
+    i = 0
+    while vector:
+        if vector & 1:
+            out ^= matrix[i]
+        vector >>= 1
+        i += 1
+    return out
+
+
+def _zeros_operator(nbytes: int) -> list[int]:
+    """The linear map of the CRC state over ``nbytes`` zero bytes (without init or final xor)."""
+    one_byte = [_update(1 << i, b"\0") for i in range(32)]
+    result = [1 << i for i in range(32)]  # identity
+    power = one_byte
+    while nbytes:
+        if nbytes & 1:
+            result = [_apply(power, col) for col in result]
+        power = [_apply(power, col) for col in power]
+        nbytes >>= 1
+    return result
+
+
+_CHUNK_OPERATOR = _zeros_operator(_CHUNK)
+
+
+def _update_long(state: int, data: bytes) -> int:
+    """``_update`` for long data: the CRC is linear, so the lanes' CRCs (from a zero state)
+    are computed side by side in NumPy and folded with the operator of ``_CHUNK`` zero bytes."""
+    lanes = len(data) // _CHUNK
+    block = np.frombuffer(data, dtype=np.uint8, count=lanes * _CHUNK).reshape(lanes, _CHUNK).T.copy()
+    crcs = np.zeros(lanes, dtype=np.uint32)
+    for column in block:
+        crcs = _NP_TABLE[(crcs ^ column) & 0xFF] ^ (crcs >> 8)
+    for lane_crc in crcs.tolist():
+        state = _apply(_CHUNK_OPERATOR, state) ^ lane_crc
+    return _update(state, memoryview(data)[lanes * _CHUNK:])
+
+
+def crc32c(data: bytes, crc: int = 0) -> int:
+    """The CRC32C of ``data``; ``crc`` is the CRC of what came before (to continue it)."""
+    data = bytes(data)
+    state = crc ^ 0xFFFFFFFF
+    state = _update_long(state, data) if len(data) >= 32 * _CHUNK else _update(state, data)
+    return state ^ 0xFFFFFFFF
+
+
+def masked_crc32c(data: bytes) -> int:
+    """TFRecord's masked CRC: rotated right by 15 bits plus a constant, so a CRC of CRCs is not trivially zero."""
+    crc = crc32c(data)
+    return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
+
+
+def tfrecord(data: bytes) -> bytes:
+    """One TFRecord: length, its masked CRC, the data, its masked CRC."""
+    header = struct.pack("<Q", len(data))
+    return header + struct.pack("<I", masked_crc32c(header)) + data + struct.pack("<I", masked_crc32c(data))
+
+
+def read_records(path: str | os.PathLike):
+    """Yields the data of each TFRecord in a file, checking both CRCs (ValueError on a bad one or a truncated record)."""
+    with open(path, "rb") as f:
+        while True:
+            header = f.read(12)
+            if not header:
+                return
+            if len(header) < 12:
+                raise ValueError(f"{path}: truncated record header")
+            (length,), (crc,) = struct.unpack("<Q", header[:8]), struct.unpack("<I", header[8:])
+            if crc != masked_crc32c(header[:8]):
+                raise ValueError(f"{path}: bad CRC on a record's length")
+            body = f.read(length + 4)
+            if len(body) < length + 4:
+                raise ValueError(f"{path}: truncated record")
+            data, (crc,) = body[:length], struct.unpack("<I", body[length:])
+            if crc != masked_crc32c(data):
+                raise ValueError(f"{path}: bad CRC on a record's data")
+            yield data
+
+
+class FileWriter:
+    """Writes an event file TensorBoard reads, like ``tf.compat.v1.summary.FileWriter``.
+
+    The file is ``logdir/events.out.tfevents.<seconds>.<host><suffix>``; if two writers start in
+    the same second, the later adds ``.1``, ``.2``... rather than overwrite the first. Every event
+    reaches the file when it is added (TensorBoard sees it at once), so ``max_queue`` and
+    ``flush_secs`` are accepted for TensorFlow's signature only.
+    """
+
+    def __init__(self, logdir: str | os.PathLike, graph=None, max_queue: int = 10, flush_secs: float = 120,
+                 graph_def=None, filename_suffix: str | None = None) -> None:
+        filename_suffix = filename_suffix or ""
+        self.logdir = os.fspath(logdir)
+        os.makedirs(self.logdir, exist_ok=True)
+        now = time.time()
+        base = os.path.join(self.logdir, f"events.out.tfevents.{int(now):010d}.{socket.gethostname()}{filename_suffix}")
+        path, n = base, 0
+        while True:
+            try:
+                self._file = open(path, "xb")  # noqa: SIM115 (closed by close())
+                break
+            except FileExistsError:
+                n += 1
+                path = f"{base}.{n}"
+        self.path = path
+        self._lock = threading.Lock()
+        self._closed = False
+        self.add_event(Event(wall_time=now, step=0, file_version=FILE_VERSION))
+        if graph is not None or graph_def is not None:
+            self.add_graph(graph if graph is not None else graph_def)
+
+    def get_logdir(self) -> str:
+        return self.logdir
+
+    def add_event(self, event: Event) -> None:
+        """Appends one Event record to the file."""
+        record = tfrecord(event.SerializeToString())
+        with self._lock:
+            if self._closed:
+                raise RuntimeError(f"FileWriter for {self.logdir!r} is closed")
+            self._file.write(record)
+            self._file.flush()
+
+    def add_graph(self, graph, global_step: int | None = None) -> None:
+        """Appends the graph (a Graph or a GraphDef) as a ``graph_def`` event."""
+        graph_def = _as_graph_def_message(graph, add_shapes=True)
+        self.add_event(Event(wall_time=time.time(), step=global_step or 0, graph_def=graph_def.SerializeToString()))
+
+    def flush(self) -> None:
+        with self._lock:
+            if not self._closed:
+                self._file.flush()
+
+    def close(self) -> None:
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                self._file.close()
+
+    def __enter__(self) -> FileWriter:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):  # at interpreter shutdown anything may be gone
+            self.close()

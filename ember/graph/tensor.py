@@ -1,0 +1,185 @@
+"""The symbolic tensor of graph mode: an output of an Operation, with no value until a Session
+runs it.
+
+``GraphTensor`` subclasses ember's ``Tensor``, so the generated functions' type tests, the
+functors and the inference rules take it unchanged: the one op library serves both modes. Its
+``_shape`` is what the rules compute with (``SymInt`` probes where a size is unknown, see
+``symbolic.py``); its static shape, with ``None`` there, is ``shape`` / ``get_shape()``. Its
+storage is a lazy one that refuses to allocate, so anything that asks for values gets an error
+that says why instead of memory.
+"""
+
+from __future__ import annotations
+
+from .._core import dtype as _dt
+from .._core.device import CPU
+from .._core.shape import contiguous_strides
+from .._core.storage import Storage
+from .._core.tensor import Tensor
+from .symbolic import PROBE, SymInt, TensorShape, as_shape, unknown_dim
+
+__all__ = ["GraphTensor", "is_symbolic_tensor"]
+
+
+class _SymbolicStorage(Storage):
+    """The storage of a graph tensor: sized for inference's bounds checks, never allocated."""
+
+    __slots__ = ("_owner",)
+
+    def _materialize(self):
+        raise RuntimeError(
+            f"{self._owner}: a graph tensor has no value until a Session runs it "
+            f"(use sess.run(tensor) or tensor.eval() inside a session)"
+        )
+
+
+def _symbolic_storage(shape: tuple, dtype: _dt.DType, owner: str) -> Storage:
+    storage = _SymbolicStorage.__new__(_SymbolicStorage)
+    n = 1
+    for s in shape:
+        n *= int(s)
+    storage._nbytes = n * dtype.itemsize
+    storage._device = CPU
+    storage._allocator = None
+    storage._data = None
+    storage._readonly = False
+    storage._holds_objects = dtype is _dt.string
+    storage._version = 0
+    storage._owner = owner
+    return storage
+
+
+class GraphTensor(Tensor):
+    """One output of an operation in a graph (TensorFlow's ``tf.Tensor`` in graph mode)."""
+
+    __slots__ = ("_index", "_op", "_static")
+
+    @classmethod
+    def _make(cls, op, index: int, shape: tuple, static: TensorShape, dtype: _dt.DType) -> GraphTensor:
+        t = object.__new__(cls)
+        t._bind(op, index, shape, static, dtype)
+        return t
+
+    def _bind(self, op, index: int, shape: tuple, static: TensorShape, dtype: _dt.DType) -> None:
+        self._op = op
+        self._index = index
+        self._static = static
+        self._shape = tuple(shape)
+        self._stride = contiguous_strides(self._shape)
+        self._offset = 0
+        self._dtype = dtype
+        self._storage = _symbolic_storage(self._shape, dtype, f"{op.name}:{index}")
+        self._base = None
+        self._np = self._np_src = None
+        self._requires_grad = False
+        self.grad = None
+        self.grad_fn = None
+
+    # -- TensorFlow's attributes ------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return f"{self._op.name}:{self._index}"
+
+    @property
+    def op(self):
+        return self._op
+
+    @property
+    def graph(self):
+        return self._op.graph
+
+    @property
+    def value_index(self) -> int:
+        return self._index
+
+    @property
+    def shape(self) -> TensorShape:
+        return self._static
+
+    def get_shape(self) -> TensorShape:
+        return self._static
+
+    def set_shape(self, shape) -> None:
+        """Refine the static shape with what the caller knows (TensorFlow's merge)."""
+        new = self._static.merge_with(as_shape(shape))
+        if new.rank is not None and self._static.rank is None:
+            raise ValueError(f"set_shape(): {self.name} has an unknown rank; ember cannot give it a rank after it was built")
+        self._static = new
+        self._shape = tuple(s if new_d is None else new_d for s, new_d in zip(self._shape, new.dims or (), strict=False)) or self._shape
+        self._stride = contiguous_strides(self._shape)
+
+    def consumers(self) -> list:
+        """The operations that take this tensor as an input."""
+        return [op for op in self._op._consumers if any(t is self for t in op.inputs)]
+
+    @property
+    def op_device(self) -> str:
+        return self._op.device
+
+    def eval(self, feed_dict=None, session=None):
+        """This tensor's value in ``session`` (default: the default session)."""
+        from .session import _session_for
+
+        return _session_for(self.graph, session, "Tensor.eval()").run(self, feed_dict=feed_dict)
+
+    # -- no values here ------------------------------------------------------------------
+
+    def _numpy_view(self):
+        raise RuntimeError(
+            f"Tensor {self.name!r} is a graph tensor: it has no value until a Session runs it "
+            f"(use sess.run(tensor) or tensor.eval())"
+        )
+
+    def __bool__(self) -> bool:
+        raise TypeError(
+            "Using a graph Tensor as a Python bool is not allowed. Use `if t is not None:` to test whether a tensor "
+            "is defined, and ember ops such as ember.where to branch on its value."
+        )
+
+    def __iter__(self):
+        if self._static.rank is None or self._static.dims[0] is None:
+            raise TypeError(f"Cannot iterate over a tensor with unknown first dimension ({self.name}).")
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        dims = self._static.dims
+        if not dims or dims[0] is None:
+            raise TypeError(f"len() is not supported for a tensor with unknown first dimension ({self.name})")
+        return dims[0]
+
+    def __index__(self) -> int:
+        raise TypeError(f"Tensor {self.name!r} is a graph tensor and cannot be used as a Python index")
+
+    def __repr__(self) -> str:
+        return f'Tensor("{self.name}", shape={self._static}, dtype={self._dtype.name})'
+
+    __str__ = __repr__
+
+    def __reduce_ex__(self, protocol):
+        raise TypeError(f"cannot pickle graph tensor {self.name!r}: run it in a Session and pickle the value")
+
+    def __deepcopy__(self, memo):
+        return self  # a node of a graph is not copied with the objects that refer to it
+
+    def __copy__(self):
+        return self
+
+    def __dlpack__(self, *args, **kwargs):
+        self._numpy_view()
+
+
+def is_symbolic_tensor(t) -> bool:
+    return isinstance(t, GraphTensor)
+
+
+def probe_shape(static: TensorShape) -> tuple:
+    """The concrete stand-in shape that functors and rules see for a static shape."""
+    if static.rank is None:
+        return ()
+    return tuple(unknown_dim() if d is None else d for d in static.dims)
+
+
+def static_of(shape: tuple) -> TensorShape:
+    """The static shape of an inferred shape: SymInts (and lost probe sizes) are unknown."""
+    return TensorShape([None if isinstance(d, SymInt) or (d and d % PROBE == 0) else d for d in shape])
