@@ -33,6 +33,9 @@ from .shape import (
 )
 from .storage import OBJECT_SLOT_BYTES, Storage, sync_point
 
+# Called with each tensor whose values host code reads, when set (ember.compile's tracer).
+HOST_READ_GUARD: list = [None]
+
 __all__ = ["Tensor", "empty_tensor", "make_tensor", "tensor"]
 
 
@@ -267,6 +270,8 @@ class Tensor:
         """The NumPy view for host code: waits for queued kernels first (a VM sync point)."""
         if sync_point.wait is not None:
             sync_point.wait()
+        if HOST_READ_GUARD[0] is not None:  # a tracer refusing reads of values it is changing
+            HOST_READ_GUARD[0](self)
         return self._numpy_view()
 
     def numpy(self, *, force: bool = False) -> np.ndarray:

@@ -6,6 +6,7 @@ eager mode. See ``docs/architecture.md`` (graph mode) for the journey.
 """
 
 from . import summary, train
+from .compile import CompiledFunction, compile  # noqa: A004 - ember.compile, as torch.compile
 from .export import to_dot, write_graph
 from .gradients import gradients
 from .graph import Graph, Operation, control_dependencies, get_default_graph, name_scope, reset_default_graph
@@ -31,6 +32,7 @@ from .symbolic import TensorShape
 from .tensor import GraphTensor, is_symbolic_tensor
 
 __all__ = [
+    "CompiledFunction",
     "FailedPreconditionError",
     "Graph",
     "GraphTensor",
@@ -42,6 +44,7 @@ __all__ = [
     "assign",
     "assign_add",
     "assign_sub",
+    "compile",
     "constant",
     "control_dependencies",
     "get_default_graph",

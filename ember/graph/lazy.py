@@ -13,7 +13,7 @@ variables are refused (use ``Variable.assign``).
 
 from __future__ import annotations
 
-from ..dispatch.interpreter import Interpreter
+from ..dispatch.interpreter import Interpreter, current_interpreter
 from ..dispatch.opexpr import OpExpr
 from .symbolic import PROBE, SymInt, TensorShape, looks_derived, unknown_dim
 from .tensor import GraphTensor, static_of
@@ -71,6 +71,16 @@ class LazyInterpreter(Interpreter):
         const = _const_node(graph, t.detach() if t._requires_grad else t, None)
         graph._captured[id(t)] = (t, const)
         return const
+
+
+def is_tracing() -> bool:
+    """Whether ops on this thread are being recorded into a graph (directly or under autograd)."""
+    interp = current_interpreter()
+    while interp is not None:
+        if isinstance(interp, LazyInterpreter):
+            return True
+        interp = getattr(interp, "inner", None)
+    return False
 
 
 def _infer(op: OpExpr, inputs: tuple, attrs: dict) -> list:

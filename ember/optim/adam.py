@@ -22,6 +22,7 @@ from typing import Any
 
 import ember
 
+from ..graph.lazy import is_tracing
 from ._functional import addcdiv_, addcmul_, step_counter
 from .optimizer import Optimizer, _use_no_grad
 
@@ -103,6 +104,13 @@ class Adam(Optimizer):
                 exp_avg.lerp_(grad, 1 - beta1)
                 addcmul_(exp_avg_sq.mul_(beta2), grad, grad, value=1 - beta2)
 
+                if is_tracing():  # inside ember.compile: the step is a value of the graph, not a Python number
+                    denom_sq = ember.maximum(state["max_exp_avg_sq"], exp_avg_sq) if amsgrad else exp_avg_sq
+                    if amsgrad:
+                        state["max_exp_avg_sq"].copy_(denom_sq)
+                    denom = (denom_sq.sqrt() / (1 - beta2**step_t).sqrt()).add_(eps)
+                    p.sub_(exp_avg / denom * (lr / (1 - beta1**step_t)))
+                    continue
                 # PyTorch reads the step back as a Python number and does the scalar maths in double
                 step = step_t.item()
                 bias_correction1 = 1 - beta1**step

@@ -1,0 +1,264 @@
+"""``ember.compile``: trace an eager function or ``nn.Module`` into a graph and run its plan.
+
+OneFlow's ``nn.Graph`` idea on ember's one op system. A call with a new signature (tensor
+shapes, dtypes and requires_grad, the other arguments' values) first runs eagerly, which also
+creates state that is made on first use (an optimizer's moments); the next call with that
+signature traces the function: arguments become placeholders, the autograd interpreter wraps
+the lazy one so ``loss.backward()`` records backward nodes into the same graph, and every eager
+tensor the function touches (parameters, buffers, optimizer state, ``.grad``) becomes an input
+fed with the live tensor at each call. In-place writes to those tensors are recorded as new
+values and written back after each run, and ``.grad`` fields the trace set are set from the
+results. The graph goes through the passes and runs as one cached plan per signature.
+
+What a trace cannot see runs wrongly, as in every tracer: Python control flow on tensor values
+(refused: a graph tensor has no value), and Python state changed by the function.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from .._core.tensor import HOST_READ_GUARD, Tensor
+from ..autograd import grad_mode
+from ..autograd.interpreter import AutogradInterpreter
+from ..dispatch.interpreter import interpreter_scope
+from .graph import Graph, _stack
+from .lazy import LazyInterpreter
+from .plan import Plan
+from .symbolic import TensorShape
+from .tensor import GraphTensor
+
+__all__ = ["CompiledFunction", "compile"]
+
+
+class _Tracer(LazyInterpreter):
+    """The lazy interpreter for tracing: eager tensors become fed inputs, not constants, and
+    in-place writes to them are remembered for write-back."""
+
+    name = "lazy-trace"
+
+    def __init__(self, graph: Graph) -> None:
+        super().__init__(graph)
+        self.captures: list = []  # (eager tensor, its input node's tensor)
+        self.current: dict = {}  # id(eager) -> (eager, the graph tensor holding its latest value)
+
+    def capture(self, t):
+        if isinstance(t, GraphTensor):
+            return super().capture(t)
+        hit = self.current.get(id(t))
+        if hit is not None and hit[0] is t:
+            return hit[1]
+        shape = tuple(t._shape)
+        op = self.graph.create_op("Placeholder", (), {"dtype": t._dtype, "shape": TensorShape(shape)}, [(shape, TensorShape(shape), t._dtype)], name="capture")
+        sym = op.outputs[0]
+        self.captures.append((t, sym))
+        self.current[id(t)] = (t, sym)
+        return sym
+
+    def guard_read(self, t) -> None:
+        """Host code reading a tensor the function writes would bake one call's value into
+        the graph: refuse it."""
+        hit = self.current.get(id(t))
+        if hit is not None and hit[0] is t and hit[1]._op.type != "Placeholder":
+            raise RuntimeError(
+                f"ember.compile: the function reads the value of a tensor it also modifies (e.g. with .item() or .tolist()); "
+                f"a trace would keep the value of one call. Keep the computation in tensor ops (shape {tuple(t._shape)}, dtype {t._dtype.name})"
+            )
+
+    def apply(self, op, inputs, attrs, outputs=None):
+        if outputs is None or all(isinstance(o, GraphTensor) for o in outputs):
+            return super().apply(op, inputs, attrs, outputs)
+        # an in-place write into eager tensors: record the new values, remember them for write-back
+        stand_ins = []
+        for o in outputs:
+            if isinstance(o, GraphTensor):
+                stand_ins.append(o)
+                continue
+            if o._base is not None:
+                raise NotImplementedError(
+                    f"ember.compile: {op.name} writes in place into a view of a tensor from outside the function; "
+                    f"write into the whole tensor instead"
+                )
+            stand_ins.append(self.capture(o))
+        inputs = tuple(self.capture(t) if not isinstance(t, GraphTensor) else t for t in inputs)
+        node = self.graph.create_op(op.name, inputs, dict(attrs), [(t._shape, t._static, t._dtype) for t in stand_ins], op_expr=op)
+        for o, new in zip(outputs, node.outputs, strict=True):
+            if not isinstance(o, GraphTensor):
+                self.current[id(o)] = (o, new)
+        return outputs
+
+
+class _Runner:
+    """A traced signature: its plan and what to do with the results."""
+
+    __slots__ = ("arg_count", "build", "captures", "grads", "plan", "session", "writes")
+
+    def run(self, tensor_args: list):
+        values = tensor_args + [t for t, _ in self.captures]
+        results = self.plan.run(self.session, values)
+        n_out = len(results) - len(self.writes) - len(self.grads)
+        outs = results[:n_out]
+        with grad_mode.no_grad():
+            for (target, _), value in zip(self.writes, results[n_out:n_out + len(self.writes)], strict=True):
+                if value is not target:
+                    target.copy_(value)
+        for (target, _), value in zip(self.grads, results[n_out + len(self.writes):], strict=True):
+            target.grad = value
+        return self.build(outs)
+
+
+class _NoSession:
+    """What a plan asks of its session: a compiled function has no graph variables."""
+
+    def __init__(self) -> None:
+        self._variables: dict = {}
+
+
+class CompiledFunction:
+    """``fn`` compiled per call signature (see the module docstring)."""
+
+    def __init__(self, fn, *, passes=True) -> None:
+        self._fn = fn
+        self._passes = passes
+        self._runners: dict = {}
+        self._seen: set = set()
+        self._lock = threading.Lock()
+        self.traces = 0  # how many times a signature was traced (retracing is visible here)
+
+    def __call__(self, *args, **kwargs):
+        key = _signature(args, kwargs, grad_mode.is_grad_enabled())
+        runner = self._runners.get(key)
+        if runner is None:
+            if key not in self._seen:  # first call: eager (it creates state made on first use)
+                self._seen.add(key)
+                return self._fn(*args, **kwargs)
+            with self._lock:
+                runner = self._runners[key] = self._trace(args, kwargs)
+        return runner.run([a for a in _flat(args, kwargs) if isinstance(a, Tensor)])
+
+    def _trace(self, args, kwargs) -> _Runner:
+        graph = Graph()
+        tracer = _Tracer(graph)
+        flat = _flat(args, kwargs)
+        placeholders = []
+        stack = _stack()
+        stack.append(graph)
+        HOST_READ_GUARD[0] = tracer.guard_read
+        try:
+            with interpreter_scope(AutogradInterpreter(tracer)):
+                symbolic = []
+                for a in flat:
+                    if isinstance(a, Tensor):
+                        shape = tuple(a._shape)
+                        p = graph.create_op("Placeholder", (), {"dtype": a._dtype, "shape": TensorShape(shape)},
+                                            [(shape, TensorShape(shape), a._dtype)], name="arg").outputs[0]  # fmt: skip
+                        p._requires_grad = a._requires_grad
+                        placeholders.append(p)
+                        symbolic.append(p)
+                    else:
+                        symbolic.append(a)
+                s_args, s_kwargs = _unflat(args, kwargs, symbolic)
+                out = self._fn(*s_args, **s_kwargs)
+        finally:
+            HOST_READ_GUARD[0] = None
+            stack.pop()
+        self.traces += 1
+        out_tensors: list = []
+        build = _structure(out, out_tensors, tracer)
+        writes = [(t, sym) for t, sym in tracer.current.values() if sym._op.type != "Placeholder"]
+        grads = []
+        for t, _ in tracer.captures:
+            if isinstance(t.grad, GraphTensor):
+                grads.append((t, t.grad))
+                t.grad = None
+        runner = _Runner()
+        runner.captures = tracer.captures
+        runner.writes = writes
+        runner.grads = grads
+        runner.build = build
+        runner.session = _NoSession()
+        fetches = out_tensors + [s for _, s in writes] + [g for _, g in grads]
+        feeds = placeholders + [s for _, s in tracer.captures]
+        runner.plan = _plan(graph, fetches, feeds, self._passes)
+        self.graph = graph
+        return runner
+
+
+def _plan(graph: Graph, fetches: list, feeds: list, passes: bool) -> Plan:
+    if passes:
+        try:
+            from .passes import optimize
+        except ImportError:
+            optimize = None
+        if optimize is not None:
+            new_graph, mapping = optimize(graph, fetches, feeds)
+            return Plan(new_graph, [mapping[id(t)] for t in fetches], [], [mapping[id(t)] for t in feeds])
+    return Plan(graph, fetches, [], feeds)
+
+
+def compile(fn=None, *, passes: bool = True):  # noqa: A001 - ember.compile, as torch.compile
+    """Compile ``fn`` (a function or an ``nn.Module``); usable as a decorator."""
+    if fn is None:
+        return lambda f: compile(f, passes=passes)
+    if not callable(fn):
+        raise TypeError(f"compile(): expected a function or an nn.Module, got {type(fn).__name__}")
+    return CompiledFunction(fn, passes=passes)
+
+
+# -- signatures and argument structures -----------------------------------------------------------
+
+
+def _flat(args: tuple, kwargs: dict) -> list:
+    out: list = []
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, (list, tuple)) and not isinstance(a, Tensor):
+            out.extend(a)
+        else:
+            out.append(a)
+    return out
+
+
+def _unflat(args: tuple, kwargs: dict, flat: list):
+    it = iter(flat)
+
+    def take(a):
+        if isinstance(a, (list, tuple)) and not isinstance(a, Tensor):
+            return type(a)(next(it) for _ in a)
+        return next(it)
+
+    new_args = tuple(take(a) for a in args)
+    new_kwargs = {k: take(v) for k, v in kwargs.items()}
+    return new_args, new_kwargs
+
+
+def _signature(args: tuple, kwargs: dict, grad_enabled: bool):
+    parts = [grad_enabled, tuple(kwargs)]
+    for a in _flat(args, kwargs):
+        if isinstance(a, Tensor):
+            parts.append((tuple(a._shape), a._dtype, a._requires_grad))
+        else:
+            try:
+                hash(a)
+                parts.append((type(a), a))
+            except TypeError:
+                parts.append((type(a), id(a)))
+    return tuple(parts)
+
+
+def _structure(out, tensors: list, tracer: _Tracer):
+    """How to rebuild ``out`` from the run's results; its graph tensors are appended to ``tensors``."""
+    if isinstance(out, Tensor):
+        if not isinstance(out, GraphTensor):
+            out = tracer.capture(out)  # an eager tensor returned as is: its value at the call
+        i = len(tensors)
+        tensors.append(out)
+        return lambda values: values[i]
+    if isinstance(out, (list, tuple)):
+        parts = [_structure(o, tensors, tracer) for o in out]
+        if hasattr(out, "_fields"):
+            return lambda values: type(out)(*[p(values) for p in parts])
+        return lambda values: type(out)(p(values) for p in parts)
+    if isinstance(out, dict):
+        parts = {k: _structure(v, tensors, tracer) for k, v in out.items()}
+        return lambda values: type(out)((k, p(values)) for k, p in parts.items())
+    return lambda values: out

@@ -1,0 +1,112 @@
+"""ember.compile: traced functions and modules equal eager, retrace per signature, whole training steps."""
+
+import numpy as np
+import pytest
+
+import ember
+import ember.nn as nn
+import ember.nn.functional as F
+
+
+class TinyModel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear1 = nn.Linear(100, 200)
+        self.activation = nn.ReLU()
+        self.linear2 = nn.Linear(200, 10)
+
+    def forward(self, x):
+        return self.linear2(self.activation(self.linear1(x)))
+
+
+def test_compiled_module_equals_eager_and_retraces_on_new_shapes():
+    ember.manual_seed(0)
+    model = TinyModel()
+    compiled = ember.compile(model)
+    with ember.no_grad():
+        for batch in (4, 4, 4, 7, 7, 7):
+            x = ember.randn(batch, 100)
+            np.testing.assert_allclose(compiled(x).numpy(), model(x).numpy(), rtol=1e-6)
+    assert compiled.traces == 2  # one per signature (the first call of each runs eagerly)
+    double = ember.compile(lambda x: x * 2)
+    for dtype in (ember.float32, ember.float32, ember.float64, ember.float64):
+        out = double(ember.ones(2, dtype=dtype))
+        assert out.dtype is dtype and out.tolist() == [2.0, 2.0]
+    assert double.traces == 2  # float64 is a new signature
+
+
+def test_compiled_function_sees_parameter_updates_between_calls():
+    w = ember.ones(3)
+
+    @ember.compile
+    def f(x, scale=2.0):
+        return {"y": (x * w * scale).sum(), "pair": (x + 1, x.relu())}
+
+    x = ember.tensor([1.0, -2.0, 3.0])
+    for _ in range(3):
+        out = f(x)
+    assert out["y"].item() == 4.0 and out["pair"][1].tolist() == [1.0, 0.0, 3.0]
+    w.fill_(10.0)  # the weight is fed live at every call, not baked in
+    assert f(x)["y"].item() == 40.0
+    assert f(x, scale=3.0)["y"].item() == 60.0  # a new non-tensor argument: a new signature
+
+
+@pytest.mark.parametrize("make_opt", [
+    lambda p: ember.optim.SGD(p, lr=0.05, momentum=0.9),
+    lambda p: ember.optim.Adam(p, lr=0.01),
+])
+def test_compiled_training_step_matches_eager(make_opt):
+    ember.manual_seed(0)
+    m1 = TinyModel()
+    m2 = TinyModel()
+    m2.load_state_dict(m1.state_dict())
+    o1, o2 = make_opt(m1.parameters()), make_opt(m2.parameters())
+
+    def make_step(m, o):
+        def step(x, y):
+            o.zero_grad()
+            loss = F.cross_entropy(m(x), y)
+            loss.backward()
+            o.step()
+            return loss
+
+        return step
+
+    eager, compiled = make_step(m1, o1), ember.compile(make_step(m2, o2))
+    x, y = ember.randn(32, 100), ember.randint(0, 10, (32,))
+    for _ in range(6):
+        l1, l2 = eager(x, y), compiled(x, y)
+        assert abs(l1.item() - l2.item()) < 1e-4
+    for a, b in zip(m1.parameters(), m2.parameters(), strict=True):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-4, atol=1e-6)
+    assert compiled.traces == 1
+
+
+def test_buffers_updated_in_place_are_written_back():
+    ember.manual_seed(0)
+    bn1, bn2 = nn.BatchNorm1d(4), nn.BatchNorm1d(4)
+    compiled = ember.compile(bn2)
+    for _ in range(4):
+        x = ember.randn(8, 4)
+        np.testing.assert_allclose(compiled(x).detach().numpy(), bn1(x).detach().numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(bn2.running_mean.numpy(), bn1.running_mean.numpy(), rtol=1e-5)
+    assert bn2.num_batches_tracked.item() == bn1.num_batches_tracked.item() == 4
+
+
+def test_reading_a_modified_value_during_a_trace_is_refused():
+    counter = ember.zeros(())
+
+    @ember.compile
+    def f(x):
+        counter.add_(1)
+        return x * counter.item()
+
+    f(ember.ones(2))
+    with pytest.raises(RuntimeError, match="reads the value of a tensor it also modifies"):
+        f(ember.ones(2))
+
+
+def test_compile_refuses_non_callables():
+    with pytest.raises(TypeError, match=r"expected a function or an nn\.Module"):
+        ember.compile(3)
