@@ -18,10 +18,13 @@ from __future__ import annotations
 
 import threading
 
+import numpy as np
+
 from .._core.tensor import HOST_READ_GUARD, Tensor
 from ..autograd import grad_mode
 from ..autograd.interpreter import AutogradInterpreter
 from ..dispatch.interpreter import interpreter_scope
+from .array_plan import ArrayPlan, NotStatic, wrap
 from .graph import Graph, _stack
 from .lazy import LazyInterpreter
 from .plan import Plan
@@ -91,10 +94,12 @@ class _Tracer(LazyInterpreter):
 class _Runner:
     """A traced signature: its plan and what to do with the results."""
 
-    __slots__ = ("arg_count", "build", "captures", "grads", "plan", "session", "writes")
+    __slots__ = ("arrays", "build", "captures", "grads", "plan", "session", "writes")
 
     def run(self, tensor_args: list):
         values = tensor_args + [t for t, _ in self.captures]
+        if self.arrays is not None:
+            return self._run_arrays(values)
         results = self.plan.run(self.session, values)
         n_out = len(results) - len(self.writes) - len(self.grads)
         outs = results[:n_out]
@@ -105,6 +110,22 @@ class _Runner:
         for (target, _), value in zip(self.grads, results[n_out + len(self.writes):], strict=True):
             target.grad = value
         return self.build(outs)
+
+    def _run_arrays(self, values: list):
+        feeds = []
+        for t in values:
+            a = t._host_array()
+            feeds.append(a if a.flags.c_contiguous else np.ascontiguousarray(a))
+        results = self.arrays.run(feeds)
+        n_out = len(results) - len(self.writes) - len(self.grads)
+        for (target, _), (array, _) in zip(self.writes, results[n_out:n_out + len(self.writes)], strict=True):
+            target_array = target._host_array()
+            if array is not target_array:
+                np.copyto(target_array, array)
+            target._storage._version += 1
+        for (target, _), (array, owner) in zip(self.grads, results[n_out + len(self.writes):], strict=True):
+            target.grad = wrap(array, owner)
+        return self.build([wrap(a, owner) for a, owner in results[:n_out]])
 
 
 class _NoSession:
@@ -180,6 +201,15 @@ class CompiledFunction:
         fetches = out_tensors + [s for _, s in writes] + [g for _, g in grads]
         feeds = placeholders + [s for _, s in tracer.captures]
         runner.plan = _plan(graph, fetches, feeds, self._passes)
+        n_out = len(out_tensors)
+        plan = runner.plan
+        # each written-back value may be computed into its target: fetch slot -> feed slot
+        targets = {plan.fetch_slots[n_out + i]: plan.feed_slots[len(placeholders) + [id(t) for t, _ in tracer.captures].index(id(w))]
+                   for i, (w, _) in enumerate(writes)}  # fmt: skip
+        try:
+            runner.arrays = ArrayPlan(plan, targets)
+        except NotStatic:
+            runner.arrays = None
         self.graph = graph
         return runner
 

@@ -13,7 +13,7 @@ variables are refused (use ``Variable.assign``).
 
 from __future__ import annotations
 
-from ..dispatch.interpreter import Interpreter, current_interpreter
+from ..dispatch.interpreter import EAGER, Interpreter, current_interpreter, interpreter_scope
 from ..dispatch.opexpr import OpExpr
 from .symbolic import PROBE, SymInt, TensorShape, looks_derived, unknown_dim
 from .tensor import GraphTensor, static_of
@@ -68,7 +68,9 @@ class LazyInterpreter(Interpreter):
             return hit[1]
         from .ops import _const_node
 
-        const = _const_node(graph, t.detach() if t._requires_grad else t, None)
+        with interpreter_scope(EAGER):  # a constant is the value now: later writes to t don't reach the graph
+            value = t.detach().clone()
+        const = _const_node(graph, value, None)
         graph._captured[id(t)] = (t, const)
         return const
 

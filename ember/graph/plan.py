@@ -108,6 +108,7 @@ class Plan:
             return slots[key]
 
         self.feed_slots = tuple(slot(t) for t in feed_tensors)
+        self.feed_tensors = list(feed_tensors)
         self.feed_binds = tuple(
             tuple((j, d.var) for j, d in enumerate(t._shape) if isinstance(d, SymInt) and d.var is not None) for t in feed_tensors
         )

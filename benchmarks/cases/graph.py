@@ -1,0 +1,114 @@
+"""Graph mode against eager ember, hand-written NumPy and PyTorch, side by side in one run.
+
+Targets (issue: graph mode): the TinyModel 100-200-10 training step (batch 64, SGD) compiled
+with ``ember.compile`` <= 0.13 ms; ``Session.run`` of a 3-node graph <= 20 us. The fused
+elementwise chain is in ``fusion.py``; peak memory in ``memory.py``.
+"""
+
+import numpy as np
+from harness import Compare, case, torch
+
+import ember
+import ember.nn as enn
+
+
+def _numpy_tiny_step(x, y, params):
+    w1, b1, w2, b2 = params
+    n = x.shape[0]
+    rows = np.arange(n)
+
+    def step():
+        h = x @ w1.T + b1
+        a = np.maximum(h, 0)
+        z = a @ w2.T + b2
+        z = z - z.max(1, keepdims=True)
+        e = np.exp(z)
+        p = e / e.sum(1, keepdims=True)
+        loss = -np.log(p[rows, y]).mean()
+        g = p
+        g[rows, y] -= 1
+        g /= n
+        gw2, gb2 = g.T @ a, g.sum(0)
+        ga = g @ w2
+        ga *= h > 0
+        gw1, gb1 = ga.T @ x, ga.sum(0)
+        for p_, g_ in ((w1, gw1), (b1, gb1), (w2, gw2), (b2, gb2)):
+            p_ -= 0.01 * g_
+        return loss
+
+    return step
+
+
+@case(
+    "graph/TinyModel 100-200-10 training step, batch 64 (SGD)",
+    compare=(
+        Compare("eager/compiled", "ember", "ember[compiled]"),
+        Compare("torch/compiled", "torch", "ember[compiled]"),
+        Compare("compiled/numpy", "ember[compiled]", "numpy"),
+    ),
+    note="target: ember[compiled] <= 130 us (the issue's PyTorch eager was 190 us, its NumPy 96 us)",
+)
+def _tiny():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((64, 100)).astype(np.float32)
+    y = rng.integers(0, 10, 64)
+    impls = {}
+    for name in ("ember", "ember[compiled]"):
+        model = enn.Sequential(enn.Linear(100, 200), enn.ReLU(), enn.Linear(200, 10))
+        opt = ember.optim.SGD(model.parameters(), lr=0.01)
+
+        def step(ex, ey, model=model, opt=opt):
+            opt.zero_grad()
+            loss = enn.functional.cross_entropy(model(ex), ey)
+            loss.backward()
+            opt.step()
+            return loss
+
+        fn = ember.compile(step) if name.endswith("[compiled]") else step
+        ex, ey = ember.from_numpy(x), ember.from_numpy(y)
+        impls[name] = (lambda fn=fn, ex=ex, ey=ey: fn(ex, ey))
+    w = [p.detach().numpy().copy() for p in model.parameters()]
+    impls["numpy"] = _numpy_tiny_step(x, y, w)
+    if torch is not None:
+        tmodel = torch.nn.Sequential(torch.nn.Linear(100, 200), torch.nn.ReLU(), torch.nn.Linear(200, 10))
+        topt = torch.optim.SGD(tmodel.parameters(), lr=0.01)
+        tx, ty = torch.from_numpy(x), torch.from_numpy(y)
+
+        def torch_step():
+            topt.zero_grad()
+            loss = torch.nn.functional.cross_entropy(tmodel(tx), ty)
+            loss.backward()
+            topt.step()
+            return loss
+
+        impls["torch"] = torch_step
+    return impls
+
+
+@case("graph/Session.run overhead, 3-node graph (Const + Const -> add)", note="target: <= 20 us", target_us=20.0)
+def _session():
+    g = ember.Graph()
+    with g.as_default():
+        total = ember.constant(3.0) + ember.constant(4.0)
+    sess = ember.Session(graph=g)
+    a, b = ember.tensor(3.0), ember.tensor(4.0)
+    return {"ember": lambda: sess.run(total), "ember[eager a+b]": lambda: a + b}
+
+
+@case("graph/Session.run TinyModel forward with a fed batch of 64", compare=(Compare("session/eager", "ember[session]", "ember"),))
+def _session_forward():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((64, 100)).astype(np.float32)
+    model = enn.Sequential(enn.Linear(100, 200), enn.ReLU(), enn.Linear(200, 10))
+    g = ember.Graph()
+    with g.as_default():
+        px = ember.placeholder(ember.float32, (None, 100))
+        out = model(px)
+    sess = ember.Session(graph=g)
+    ex = ember.from_numpy(x)
+
+    def eager():
+        with ember.no_grad():
+            return model(ex)
+
+    return {"ember": eager, "ember[session]": lambda: sess.run(out, {px: x})}
