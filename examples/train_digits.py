@@ -10,7 +10,9 @@ train and test accuracy and time per step, and draws the loss curve to `<out>/lo
 when matplotlib is installed. It then saves the trained model and Adam's state with `ember.save` to
 `<out>/tiny_model.ckpt` (a safetensors file, no pickle), loads it into a fresh model with
 `ember.load(..., mmap=True)` and checks that the test logits are identical. The same seed gives the
-same numbers, run after run.
+same numbers, run after run. Finally it trains the same model from the same initial weights on the
+same batches twice more: in graph mode (placeholders, Variables, ember.train.AdamOptimizer, a
+Session) and as the eager step compiled by ember.compile, and prints the time per step of each.
 """
 
 from __future__ import annotations
@@ -129,6 +131,61 @@ def checkpoint_round_trip(model: nn.Module, optimizer, args, x_test: ember.Tenso
     return {"path": path, "bytes": path.stat().st_size, "identical": identical, "test_accuracy": accuracy(fresh, x_test, y_test)}
 
 
+def train_graph_mode(initial: dict, args, data, batches: list) -> dict:
+    """The same model and batches in TensorFlow 1 style: placeholders, Variables, one train op
+    built by ember.train.AdamOptimizer, run by a Session (TensorFlow's Adam: epsilon sits slightly
+    differently from PyTorch's, so the numbers are close, not identical)."""
+    x_train, _, x_test, y_test = data
+    graph = ember.Graph()
+    with graph.as_default():
+        x = ember.placeholder(ember.float32, shape=(None, x_train.shape[1]), name="x")
+        y = ember.placeholder(ember.int64, shape=(None,), name="y")
+        with ember.name_scope("TinyModel"):
+            w1, b1 = ember.Variable(initial["linear1.weight"], name="w1"), ember.Variable(initial["linear1.bias"], name="b1")
+            w2, b2 = ember.Variable(initial["linear2.weight"], name="w2"), ember.Variable(initial["linear2.bias"], name="b2")
+            probs = ember.softmax(ember.relu(x @ w1.T + b1) @ w2.T + b2, dim=-1)
+        loss = loss_fn(probs, y)
+        train = ember.train.AdamOptimizer(args.lr).minimize(loss)
+        correct = ember.eq(probs.argmax(dim=1), y).float().mean()
+        init = ember.global_variables_initializer()
+    losses = []
+    with ember.Session(graph=graph) as sess:
+        sess.run(init)
+        start = time.perf_counter()
+        for xb, yb in batches:
+            step_loss, _ = sess.run([loss, train], feed_dict={x: xb, y: yb})
+            losses.append(float(step_loss))
+        seconds = time.perf_counter() - start
+        test = float(sess.run(correct, {x: x_test, y: y_test}))
+    return {"ops": len(graph.get_operations()), "test_accuracy": test, "final_loss": float(np.mean(losses[-len(batches) // args.epochs :])),
+            "ms_per_step": 1e3 * seconds / len(batches)}  # fmt: skip
+
+
+def train_replayed(initial: dict, args, data, batches: list, compiled: bool) -> dict:
+    """The eager training step on the recorded batches (no data loading in the timing), as is
+    or traced by ember.compile into a graph and run as its plan (once per batch shape)."""
+    x_train, _, x_test, y_test = data
+    model = TinyModel(in_features=x_train.shape[1])
+    model.load_state_dict(initial)
+    optimizer = ember.optim.Adam(model.parameters(), lr=args.lr)
+
+    def step(xb, yb):
+        optimizer.zero_grad()
+        loss = loss_fn(model(xb), yb)
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    if compiled:
+        step = ember.compile(step)
+    start = time.perf_counter()
+    for xb, yb in batches:
+        step(xb, yb)
+    seconds = time.perf_counter() - start
+    model.eval()
+    return {"test_accuracy": accuracy(model, x_test, y_test), "ms_per_step": 1e3 * seconds / len(batches)}
+
+
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--epochs", type=int, default=30)
@@ -139,6 +196,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--no-plot", action="store_true", help="skip the loss-curve PNG")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where the PNG and the checkpoint go (default: build/demo)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar, no printing (for tests)")
+    parser.add_argument("--eager-only", action="store_true", help="skip the graph-mode and compiled runs")
     return parser.parse_args(argv)
 
 
@@ -158,6 +216,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
     )
 
     model = TinyModel(in_features=x_train.shape[1])
+    initial = {k: v.clone() for k, v in model.state_dict().items()}  # graph mode starts from the same weights
     say(model)
     say(
         f"digits: {len(x_train)} train / {len(x_test)} test, {x_train.shape[1]} features; "
@@ -166,11 +225,13 @@ def main(argv: Sequence[str] | None = None) -> dict:
     optimizer = ember.optim.Adam(model.parameters(), lr=args.lr)
 
     losses: list[float] = []
+    batches: list = []  # the same batches, in the same order, for graph mode
     bar = tqdm(total=args.epochs * len(loader), unit="step", disable=args.quiet, dynamic_ncols=True)
     start = time.perf_counter()
     for epoch in range(args.epochs):
         model.train()
         for xb, yb in loader:
+            batches.append((xb, yb))
             optimizer.zero_grad()
             loss = loss_fn(model(xb), yb)
             loss.backward()
@@ -194,6 +255,11 @@ def main(argv: Sequence[str] | None = None) -> dict:
         "plot": None if args.no_plot else save_loss_curve(losses, len(loader), args.out),
     }
     result["checkpoint"] = checkpoint_round_trip(model, optimizer, args, x_test, y_test)
+    if not args.eager_only:
+        data = (x_train, y_train, x_test, y_test)
+        result["graph"] = train_graph_mode(initial, args, data, batches)
+        result["replayed"] = train_replayed(initial, args, data, batches, compiled=False)
+        result["compiled"] = train_replayed(initial, args, data, batches, compiled=True)
 
     say("\nsummary")
     say(f"  train accuracy  {result['train_accuracy']:.2%}")
@@ -208,6 +274,17 @@ def main(argv: Sequence[str] | None = None) -> dict:
         f"  checkpoint      {os.path.relpath(ckpt['path'])} ({ckpt['bytes'] / 1024:.0f} KiB, safetensors layout): reloaded into a fresh "
         f"model, {'identical' if ckpt['identical'] else 'DIFFERENT'} test logits, test accuracy {ckpt['test_accuracy']:.2%}"
     )
+    if "graph" in result:
+        graph, compiled = result["graph"], result["compiled"]
+        say(
+            f"  graph mode      Graph + Session, {graph['ops']} ops, TensorFlow's Adam on the same batches: "
+            f"test accuracy {graph['test_accuracy']:.2%}, {graph['ms_per_step']:.2f} ms/step"
+        )
+        say(
+            f"  per step        eager {result['replayed']['ms_per_step']:.2f} ms | graph {graph['ms_per_step']:.2f} ms | "
+            f"compiled {compiled['ms_per_step']:.2f} ms (same batches, no data loading; compiled: test accuracy "
+            f"{compiled['test_accuracy']:.2%} as eager's {result['replayed']['test_accuracy']:.2%})"
+        )
     if args.no_plot:
         say("  loss curve      skipped (--no-plot)")
     elif result["plot"] is None:

@@ -70,6 +70,12 @@ def test_train_digits_reaches_accuracy_and_is_reproducible(tmp_path):
     assert first["test_accuracy"] == second["test_accuracy"]
     assert first["steps"] == 6 * 23  # 1438 train digits in batches of 64
 
+    # graph mode and the compiled step train the same model on the same batches
+    assert first["graph"]["test_accuracy"] >= 0.9 and first["graph"]["ops"] > 50
+    assert abs(first["graph"]["final_loss"] - first["final_loss"]) < 0.05  # TensorFlow's Adam: close, not equal
+    assert abs(first["compiled"]["test_accuracy"] - first["replayed"]["test_accuracy"]) <= 1 / 359
+    assert first["replayed"]["test_accuracy"] == first["test_accuracy"]  # replaying the batches is the same training
+
     # the checkpoint: reloaded into a fresh model it gives the same logits, and it reloads from disk again
     checkpoint = first["checkpoint"]
     assert checkpoint["path"] == tmp_path / "tiny_model.ckpt" and checkpoint["identical"]
