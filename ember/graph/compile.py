@@ -155,7 +155,7 @@ class CompiledFunction:
                 return self._fn(*args, **kwargs)
             with self._lock:
                 runner = self._runners[key] = self._trace(args, kwargs)
-        return runner.run([a for a in _flat(args, kwargs) if isinstance(a, Tensor)])
+        return runner.run([a if a.is_contiguous() else a.contiguous() for a in _flat(args, kwargs) if isinstance(a, Tensor)])
 
     def _trace(self, args, kwargs) -> _Runner:
         graph = Graph()

@@ -47,6 +47,8 @@ class LazyInterpreter(Interpreter):
             _check_attrs(op, attrs)
         node = graph.create_op(op.name, inputs, dict(attrs), specs, op_expr=op)
         if outputs is None:
+            if op.view is not None and inputs:
+                _keep_view_layouts(op, inputs, attrs, node.outputs)
             return node.outputs
         # in place: the written tensors now name the new values
         for out, new in zip(outputs, node.outputs, strict=True):
@@ -156,6 +158,23 @@ def _check_attrs(op: OpExpr, attrs: dict) -> None:
                 f"{op.name}: attribute '{key}' was computed from an unknown dimension and its formula was lost on the way; "
                 f"this op cannot take partially known shapes in graph mode yet (give the placeholder a full shape)"
             )
+
+
+def _keep_view_layouts(op: OpExpr, inputs: tuple, attrs: dict, outputs: tuple) -> None:
+    """A view's outputs get the strides and offset eager mode would give them (over a storage
+    as large as their base's), so functors decide view-or-copy on a graph tensor exactly as they
+    will at run time (``reshape`` of a transposed tensor copies)."""
+    from .tensor import _symbolic_storage
+
+    if any(_has_unknown(t) for t in inputs):
+        return  # unknown sizes: layouts are only known at run time; the plan copies where a view fails
+    views = op.view(attrs, *inputs)
+    base = inputs[0]._storage
+    for out, v in zip(outputs, views, strict=True):
+        out._stride = tuple(v._stride)
+        out._offset = v._offset
+        storage = _symbolic_storage((base._nbytes // max(out._dtype.itemsize, 1),), out._dtype, out.name)
+        out._storage = storage
 
 
 def _split_binding(t: GraphTensor) -> GraphTensor:

@@ -74,7 +74,7 @@ def schedule(ops: set, fed: set) -> list:
 
 
 class Step:
-    __slots__ = ("attrs", "binds", "free", "ins", "kind", "op", "outs", "reads", "symbolic")
+    __slots__ = ("attrs", "binds", "free", "ins", "kind", "op", "outs", "reads", "symbolic", "view")
 
     def __init__(self, op, kind: str, ins: tuple, outs: tuple) -> None:
         self.op = op
@@ -89,6 +89,7 @@ class Step:
         )
         self.free: tuple = ()
         self.reads: tuple = ()  # (slot, variable op): read when this step runs, after its control inputs
+        self.view = op.op_expr is not None and op.op_expr.view is not None
 
 
 class Plan:
@@ -176,7 +177,11 @@ class Plan:
                 attrs = step.attrs
                 if step.symbolic:
                     attrs = {k: evaluate(v, env) for k, v in attrs.items()}
-                result = apply(step.op.op_expr, tuple([values[i] for i in step.ins]), attrs)
+                ins = tuple([values[i] for i in step.ins])
+                if step.view:
+                    result = _view(step.op.op_expr, ins, attrs)
+                else:
+                    result = apply(step.op.op_expr, ins, attrs)
                 for s, r in zip(step.outs, result, strict=True):
                     values[s] = r
                 for k, j, var in step.binds:
@@ -192,6 +197,18 @@ class Plan:
 
 def _aliases_input(op) -> bool:
     return op.type == "Fused" and False
+
+
+def _view(op, ins: tuple, attrs: dict) -> tuple:
+    """A view op at run time. Where an unknown size hid the layout when the graph was built, the
+    recorded view may not exist for the real strides: a graph has values, not aliases, so the
+    view of a contiguous copy is the same value."""
+    try:
+        return EAGER.apply(op, ins, attrs)
+    except RuntimeError:
+        if all(t.is_contiguous() for t in ins):
+            raise
+        return EAGER.apply(op, tuple(t.contiguous() for t in ins), attrs)
 
 
 def _read(variables: dict, var, reader):

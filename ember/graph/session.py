@@ -259,6 +259,8 @@ def _feed_value(t: GraphTensor, value) -> Tensor:
         from ..interop.numpy import from_numpy
 
         x = from_numpy(array if array.flags.writeable else array.copy())
+    if not x.is_contiguous():  # graph tensors are laid out as kernels make them: contiguous
+        x = x.contiguous()
     static = t._static
     if not static.is_compatible_with(x._shape):
         raise ValueError(f"Cannot feed value of shape {tuple(x._shape)} for Tensor {t.name!r}, which has shape {static}")
