@@ -26,6 +26,7 @@ from .ops import (
     trainable_variables,
     variables_initializer,
 )
+from .passes import optimize
 from .plan import FailedPreconditionError
 from .session import InteractiveSession, Session, get_default_session
 from .symbolic import TensorShape
@@ -57,6 +58,7 @@ __all__ = [
     "is_symbolic_tensor",
     "name_scope",
     "no_op",
+    "optimize",
     "placeholder",
     "placeholder_with_default",
     "reset_default_graph",

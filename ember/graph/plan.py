@@ -14,6 +14,7 @@ from __future__ import annotations
 import heapq
 
 from ..dispatch.interpreter import EAGER
+from .passes.memory import inplace_target
 from .symbolic import SymInt, evaluate, has_symbols
 
 __all__ = ["Plan", "FailedPreconditionError"]
@@ -74,7 +75,7 @@ def schedule(ops: set, fed: set) -> list:
 
 
 class Step:
-    __slots__ = ("attrs", "binds", "free", "ins", "kind", "op", "outs", "reads", "symbolic", "view")
+    __slots__ = ("attrs", "binds", "free", "inplace", "ins", "kind", "op", "outs", "reads", "symbolic", "var", "view")
 
     def __init__(self, op, kind: str, ins: tuple, outs: tuple) -> None:
         self.op = op
@@ -82,6 +83,11 @@ class Step:
         self.ins = ins
         self.outs = outs
         self.attrs = op.attrs
+        # the memory pass's mark: write the output into input `inplace` when the run-time shapes allow
+        self.inplace = op.attrs.get("inplace") if op.op_expr is not None else None
+        if self.inplace is not None:
+            self.attrs = {k: v for k, v in op.attrs.items() if k != "inplace"}
+        self.var = None  # an assignment's variable (the original op when the graph is an optimized copy)
         self.symbolic = op.op_expr is not None and has_symbols(op.attrs)
         # unknown sizes this step's outputs fix (data-dependent shapes), bound after it runs
         self.binds = tuple(
@@ -117,25 +123,28 @@ class Plan:
         self.template: list = []  # slot values every run starts from: the constants
         consts = {}
         variables = {}
+        origin = getattr(graph, "_origin", None) or {}  # an optimized copy keeps its variables under the original ops
         for op in order:
             if op.type == "Const":
                 consts[slot(op.outputs[0])] = op.attrs["value"]
                 continue
             if op.type == "VariableV2":  # read by each consumer when it runs (TensorFlow's ref semantics)
-                variables[slot(op.outputs[0])] = op
+                variables[slot(op.outputs[0])] = origin.get(op, op)
                 continue
             ins = tuple(slot(t) for t in op.inputs)
             outs = tuple(slot(t) for t in op.outputs)
             kind = op.type if op.op_expr is None else "primitive"
             step = Step(op, kind, ins, outs)
             step.reads = tuple((s, variables[s]) for s in (ins[1:] if kind in _WRITES else ins) if s in variables)
+            if kind in _WRITES:
+                step.var = origin.get(op.inputs[0]._op, op.inputs[0]._op)
             self.steps.append(step)
         self.fetch_slots = tuple(slot(t) for t in fetch_tensors)
         self.fetch_reads = tuple((s, variables[s]) for s in self.fetch_slots if s in variables)
         # a fetch computed into fresh memory by a kernel is handed over; anything else is copied
         fed_ids = {id(t) for t in feed_tensors}
         self.fetch_fresh = tuple(
-            id(t) not in fed_ids and t._op.op_expr is not None and t._op.op_expr.view is None and not _aliases_input(t._op) for t in fetch_tensors
+            id(t) not in fed_ids and (t._op.type == "Fused" or (t._op.op_expr is not None and t._op.op_expr.view is None)) for t in fetch_tensors
         )
         self.nslots = len(slots)
         self.template = [None] * self.nslots
@@ -180,12 +189,16 @@ class Plan:
                 ins = tuple([values[i] for i in step.ins])
                 if step.view:
                     result = _view(step.op.op_expr, ins, attrs)
+                elif step.inplace is not None and (target := inplace_target(ins, step.inplace)) is not None:
+                    result = apply(step.op.op_expr, ins, attrs, (target,))
+                    target = None
                 else:
                     result = apply(step.op.op_expr, ins, attrs)
                 for s, r in zip(step.outs, result, strict=True):
                     values[s] = r
                 for k, j, var in step.binds:
                     env.setdefault(var, result[k]._shape[j])
+                ins = result = r = None  # no reference here may outlive the slot the plan frees
             else:
                 _run_graph_op(step, values, variables)
             for s in step.free:
@@ -193,10 +206,6 @@ class Plan:
         for s, var in self.fetch_reads:
             values[s] = _read(variables, var, var)
         return [values[s] for s in self.fetch_slots]
-
-
-def _aliases_input(op) -> bool:
-    return op.type == "Fused" and False
 
 
 def _view(op, ins: tuple, attrs: dict) -> tuple:
@@ -222,7 +231,7 @@ def _run_graph_op(step: Step, values: list, variables: dict) -> None:
     op = step.op
     kind = step.kind
     if kind in _WRITES:
-        var = op.inputs[0]._op
+        var = step.var
         new = values[step.ins[1]]
         if kind != "Assign":
             old = variables.get(var)

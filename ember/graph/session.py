@@ -107,7 +107,7 @@ class Session:
         if cached is None:
             fetch = _Fetch(graph, fetches)
             feeds = [_feed_target(graph, k) for k in feed_keys]
-            plan = Plan(graph, fetch.tensors, fetch.ops, feeds)
+            plan = _compile_plan(graph, fetch, feeds)
             plan.check_feeds = _missing_feed_check(plan, feeds)
             cached = (fetch, feeds, plan)
             if key is not None:
@@ -121,7 +121,11 @@ class Session:
         else:
             with interpreter_scope(EAGER):
                 results = plan.run(self, values)
-        return fetch.build([_to_numpy(r, fresh) for r, fresh in zip(results, plan.fetch_fresh, strict=True)])
+        arrays, handed = [], set()
+        for r, fresh in zip(results, plan.fetch_fresh, strict=True):
+            arrays.append(_to_numpy(r, fresh and id(r) not in handed))  # one fresh result fetched twice: one copy
+            handed.add(id(r))
+        return fetch.build(arrays)
 
     def _set_variable(self, var, value) -> None:
         self._variables[var.op] = _feed_value(var, value)
@@ -292,3 +296,15 @@ def _to_numpy(value, fresh: bool):
     if array.ndim == 0:
         return array[()]
     return array
+
+
+OPTIMIZE = True  # compile plans from the optimized copy of the graph (ember.graph.passes)
+
+
+def _compile_plan(graph, fetch, feeds) -> Plan:
+    if not OPTIMIZE:
+        return Plan(graph, fetch.tensors, fetch.ops, feeds)
+    from .passes import optimize
+
+    new, tmap = optimize(graph, fetch.tensors + fetch.ops, feeds)
+    return Plan(new, [tmap[id(t)] for t in fetch.tensors], [tmap[id(o)] for o in fetch.ops], [tmap[id(t)] for t in feeds])
