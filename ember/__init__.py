@@ -66,6 +66,7 @@ from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set
 from . import nn, optim, utils  # isort: skip
 from ._core.generator import Generator, default_generator, initial_seed, manual_seed, seed  # isort: skip
 from . import graph  # isort: skip - graph mode: the lazy interpreter on the same ops
+from . import sparse  # isort: skip - TensorFlow's SparseTensor, eager and graph mode
 
 dtype = DType
 __array_api_version__ = array_api.__array_api_version__
@@ -146,6 +147,9 @@ __all__ = [
 # Graph mode's public names (ember.Graph, ember.Session, ember.placeholder, ember.gradients, ...)
 globals().update({name: getattr(graph, name) for name in graph.__all__})
 __all__ += list(graph.__all__)
+# TensorFlow 1's sparse names (ember.SparseTensor, ember.sparse_tensor_to_dense, ...); ember.sparse has TensorFlow 2's
+globals().update({name: getattr(sparse, name) for name in sparse.__all__})
+__all__ += [*sparse.__all__, "sparse"]
 __all__ += ["Generator", "array_api", "autograd", "enable_grad", "inference_mode", "is_grad_enabled", "nn", "no_grad", "optim", "set_grad_enabled", "utils", "default_generator", "explain", "initial_seed", "linalg", "manual_seed", "ops", "seed", "trace", "vm"]
 
 # Every public op of the schema: ember.relu, ember.add, ... The schema is the list; the

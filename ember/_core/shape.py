@@ -120,8 +120,8 @@ def normalize_size_args(size: tuple, op: str, arg: str = "size") -> tuple[int, .
         size = size[0]
         if not isinstance(size, (tuple, list)):
             raise TypeError(f"{op}(): argument '{arg}' must be a tuple of ints, not {type(size).__name__}")
-    try:
-        return tuple(operator.index(s) for s in size)
+    try:  # int subclasses stay themselves: graph mode's unknown sizes carry their formula
+        return tuple(s if isinstance(s, int) and not isinstance(s, bool) else operator.index(s) for s in size)
     except TypeError:
         bad = next(s for s in size if not _is_int_like(s))
         raise TypeError(f"{op}(): argument '{arg}' must be a tuple of ints, but found element of type {type(bad).__name__}") from None

@@ -65,6 +65,23 @@ def _is_sparse(obj) -> bool:
     return type(obj).__name__ == "SparseTensor" and hasattr(obj, "dense_shape")
 
 
+def _expand_sparse_feeds(feed_dict: dict) -> dict:
+    """A SparseTensor key fed a SparseTensorValue (or an (indices, values, dense_shape) triple)
+    feeds its three component tensors."""
+    out = {}
+    for key, value in feed_dict.items():
+        if not _is_sparse(key):
+            out[key] = value
+            continue
+        if _is_sparse(value) or not (isinstance(value, tuple) and len(value) == 3):
+            raise TypeError(f"A SparseTensor is fed a SparseTensorValue or an (indices, values, dense_shape) tuple, got {type(value).__name__}")
+        indices, values, dense_shape = value
+        out[key.indices], out[key.values] = indices, values
+        if key.dense_shape.op.type != "Const":  # a fully known dense shape is a constant of the graph
+            out[key.dense_shape] = dense_shape
+    return out
+
+
 def _element(graph: Graph, fetch):
     try:
         return graph.as_graph_element(fetch)
@@ -102,6 +119,8 @@ class Session:
         if graph is None:
             graph = self._graph = _first_graph(fetches) or get_default_graph()
         key = _fetch_key(fetches)
+        if feed_dict and any(_is_sparse(k) for k in feed_dict):
+            feed_dict = _expand_sparse_feeds(feed_dict)
         feed_keys = () if not feed_dict else tuple(feed_dict)
         cached = self._plans.get((key, tuple(map(_feed_key, feed_keys)), graph.version)) if key is not None else None
         if cached is None:

@@ -26,7 +26,7 @@ __all__ = ["PROBE", "SymInt", "SymFloat", "TensorShape", "as_shape", "evaluate",
 
 # The value an unknown dimension takes while functors and rules run: prime and large, so a
 # size derived from it is recognisable (a multiple of it) when an expression was lost.
-PROBE = 1_000_003
+PROBE = 720_720
 
 _VARS = itertools.count(1)
 

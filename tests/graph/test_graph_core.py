@@ -258,3 +258,27 @@ def test_placeholder_with_default_and_eval():
 def test_placeholder_needs_a_graph():
     with pytest.raises(RuntimeError, match="needs a graph"):
         ember.placeholder(ember.float32)
+
+
+def test_sizes_computed_from_unknown_dims_keep_their_formula():
+    g = ember.Graph()
+    with g.as_default():
+        x = ember.placeholder(ember.float32, (None, None))
+        by_three = x.reshape(-1, 3)
+        same = x.view(x.size(0), x.size(1))
+        half = x.reshape(x.size(0) * x.size(1) // 2, 2)
+    assert by_three.shape.as_list() == [None, 3] and same.shape.as_list() == [None, None]
+    feed = np.arange(12, dtype=np.float32).reshape(2, 6)
+    with ember.Session(graph=g) as sess:
+        a, b, c = sess.run([by_three, same, half], {x: feed})
+    np.testing.assert_array_equal(a, feed.reshape(-1, 3))
+    np.testing.assert_array_equal(b, feed)
+    np.testing.assert_array_equal(c, feed.reshape(6, 2))
+
+
+def test_a_lost_formula_is_refused_not_baked_in():
+    with ember.Graph().as_default():
+        x = ember.placeholder(ember.float32, (None, 4))
+        n = int(np.int64(x.size(0)))  # through NumPy: the formula is gone, only the probe value is left
+        with pytest.raises(NotImplementedError, match="computed from an unknown dimension"):
+            x.reshape(n, 4)
