@@ -16,8 +16,10 @@ import numpy as np
 
 from .._core import dtype as _dt
 from .._core.tensor import Tensor
-from ..dispatch.interpreter import EAGER, current_interpreter, interpreter_scope
+from ..dispatch.interpreter import EAGER, interpreter_scope
+from ..interop.numpy import from_numpy
 from .graph import Graph, Operation, get_default_graph, in_graph_scope
+from .lazy import is_tracing
 from .plan import Plan
 from .tensor import GraphTensor
 
@@ -135,9 +137,9 @@ class Session:
         values = [_feed_value(t, feed_dict[k]) for t, k in zip(feeds, feed_keys, strict=True)] if feeds else []
         if plan.check_feeds is not None:
             plan.check_feeds()
-        if isinstance(current_interpreter(), EAGER.__class__) or current_interpreter().name != "lazy":
+        if not is_tracing():
             results = plan.run(self, values)
-        else:
+        else:  # run inside a graph scope: the plan's own ops must run, not be recorded
             with interpreter_scope(EAGER):
                 results = plan.run(self, values)
         arrays, handed = [], set()
@@ -266,27 +268,28 @@ def _feed_target(graph: Graph, key) -> GraphTensor:
 
 def _feed_value(t: GraphTensor, value) -> Tensor:
     """A fed value as an ember tensor of the tensor's dtype, its shape checked."""
-    if isinstance(value, GraphTensor):
+    dtype = t._dtype
+    if type(value) is np.ndarray and value.dtype == dtype.numpy_dtype and value.flags.c_contiguous and value.flags.writeable:
+        x = from_numpy(value)  # the common case: no conversion, no copy
+    elif isinstance(value, GraphTensor):
         raise TypeError(
             f"The value of a feed cannot be a graph Tensor ({value.name}). Acceptable feed values include Python scalars, "
             f"strings, lists, numpy ndarrays, or ember tensors."
         )
-    dtype = t._dtype
-    if isinstance(value, Tensor):
+    elif isinstance(value, Tensor):
         x = value if value._dtype is dtype else value.to(dtype)
     else:
         try:
             array = np.asarray(value, dtype=dtype.numpy_dtype if dtype is not _dt.string else object)
         except (TypeError, ValueError) as error:
             raise TypeError(f"Cannot feed value {value!r} for Tensor {t.name!r} of dtype {dtype.name}: {error}") from None
-        from ..interop.numpy import from_numpy
-
         x = from_numpy(array if array.flags.writeable else array.copy())
     if not x.is_contiguous():  # graph tensors are laid out as kernels make them: contiguous
         x = x.contiguous()
-    static = t._static
-    if not static.is_compatible_with(x._shape):
-        raise ValueError(f"Cannot feed value of shape {tuple(x._shape)} for Tensor {t.name!r}, which has shape {static}")
+    dims = t._static._dims
+    shape = x._shape
+    if dims is not None and (len(dims) != len(shape) or any(d is not None and d != s for d, s in zip(dims, shape, strict=True))):
+        raise ValueError(f"Cannot feed value of shape {tuple(shape)} for Tensor {t.name!r}, which has shape {t._static}")
     return x
 
 
