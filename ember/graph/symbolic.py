@@ -164,18 +164,26 @@ def evaluate(value, env: dict):
         return tuple([evaluate(v, env) for v in value])
     if isinstance(value, list):
         return [evaluate(v, env) for v in value]
+    if isinstance(value, slice):
+        return slice(evaluate(value.start, env), evaluate(value.stop, env), evaluate(value.step, env))
+    if isinstance(getattr(value, "items", None), tuple):  # an indexing key: ints, slices, None, Ellipsis
+        return type(value)(evaluate(value.items, env), value.simple)
     return value
 
 
 def has_symbols(value) -> bool:
-    """Whether ``value`` (a number, or tuples/lists/dicts of them) holds a symbolic number."""
+    """Whether ``value`` (a number, or tuples, lists, dicts, slices and indexing keys of them)
+    holds a symbolic number."""
     if isinstance(value, (SymInt, SymFloat)):
         return True
     if isinstance(value, (tuple, list)):
         return any(has_symbols(v) for v in value)
     if isinstance(value, dict):
         return any(has_symbols(v) for v in value.values())
-    return False
+    if isinstance(value, slice):
+        return has_symbols((value.start, value.stop, value.step))
+    items = getattr(value, "items", None)
+    return isinstance(items, tuple) and has_symbols(items)
 
 
 def looks_derived(value) -> bool:

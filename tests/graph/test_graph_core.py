@@ -282,3 +282,14 @@ def test_a_lost_formula_is_refused_not_baked_in():
         n = int(np.int64(x.size(0)))  # through NumPy: the formula is gone, only the probe value is left
         with pytest.raises(NotImplementedError, match="computed from an unknown dimension"):
             x.reshape(n, 4)
+
+
+def test_slices_computed_from_unknown_sizes_are_evaluated_per_run():
+    g = ember.Graph()
+    with g.as_default():
+        x = ember.placeholder(ember.float32, (None, 2))
+        first_half = x[: x.size(0) // 2]
+    with ember.Session(graph=g) as sess:
+        for n in (2, 6):
+            feed = np.arange(2 * n, dtype=np.float32).reshape(n, 2)
+            np.testing.assert_array_equal(sess.run(first_half, {x: feed}), feed[: n // 2])

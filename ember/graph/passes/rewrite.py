@@ -19,7 +19,7 @@ from __future__ import annotations
 import heapq
 import operator
 
-from ..symbolic import SymFloat, SymInt, _Expr
+from ..symbolic import SymFloat, SymInt, _Expr, has_symbols
 
 __all__ = ["STATEFUL", "WRITES", "Node", "RGraph", "Value", "frozen_attr", "has_symbols", "is_random", "same_dim", "same_shape"]
 
@@ -113,19 +113,6 @@ def same_dim(a, b) -> bool:
 
 def same_shape(a: tuple, b: tuple) -> bool:
     return len(a) == len(b) and all(same_dim(x, y) for x, y in zip(a, b, strict=True))
-
-
-def has_symbols(value) -> bool:
-    if isinstance(value, (SymInt, SymFloat)):
-        return True
-    if isinstance(value, (tuple, list)):
-        return any(has_symbols(v) for v in value)
-    if isinstance(value, dict):
-        return any(has_symbols(v) for v in value.values())
-    items = getattr(value, "items", None)  # an IndexKey: slices and ints
-    if isinstance(items, tuple):
-        return any(has_symbols(v) or (isinstance(v, slice) and has_symbols((v.start, v.stop, v.step))) for v in items)
-    return False
 
 
 def frozen_attr(v):
