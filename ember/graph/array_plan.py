@@ -90,6 +90,7 @@ class ArrayPlan:
         for s, t in zip(feed_slots, plan.feed_tensors, strict=True):
             self._meta(t, s, templates)
         self.steps = []
+        self._next_slot = plan.nslots  # slots for the intermediates of unfused programs
         roots: dict = {}  # slot -> root slot (itself for a buffer)
         layouts: dict = {}
         for s in templates:
@@ -105,7 +106,11 @@ class ArrayPlan:
                 continue
             ins_t = tuple(templates[s] for s in step.ins)
             if step.kind == "Fused":  # a chain of elementwise ops run as one program
-                program = op.attrs["program"].program(tuple(t._shape for t in ins_t))
+                fused = op.attrs["program"]
+                program = fused.program(tuple(t._shape for t in ins_t))
+                if program.mode == "whole":  # small arrays: the member kernels called directly cost less
+                    self._unfuse(fused, step, ins_t, templates, roots, i)
+                    continue
                 for s, (shape, dtype) in zip(step.outs, program.output_specs, strict=True):
                     templates[s] = _template(tuple(shape), dtype)
                     roots[s] = s
@@ -129,15 +134,31 @@ class ArrayPlan:
             if kernel is None:
                 raise NotStatic(f"{expr.name} has no CPU kernel")
             self.steps.append(("kernel", step.ins, step.outs, kernel, (step.attrs, expr.strided, i, is_elementwise(expr))))
+        self.nslots = max(plan.nslots, self._next_slot)
         self.templates = templates
         self.roots = roots
         self.layouts = layouts
         self.consts = consts
         self.feed_slots = feed_slots
         self.fetch_slots = plan.fetch_slots
-        self.nslots = plan.nslots
         self._assign_memory(plan, write_targets)
         self._compile()
+
+    def _unfuse(self, fused, step, ins_t: tuple, templates: dict, roots: dict, i: int) -> None:
+        """A fused program's member ops as kernel steps of their own (each output a slot)."""
+        slots = {}
+        for j, (expr, refs, attrs) in enumerate(fused.steps):
+            ins = tuple(step.ins[r[1]] if r[0] == "in" else slots[r[1]] for r in refs)
+            if j in fused.outputs:
+                out = step.outs[fused.outputs.index(j)]
+            else:
+                out = self._next_slot
+                self._next_slot += 1
+            slots[j] = out
+            (spec,) = EAGER.infer(expr, tuple(templates[s] for s in ins), attrs)
+            templates[out] = _template(spec.shape, spec.dtype)
+            roots[out] = out
+            self.steps.append(("kernel", ins, (out,), expr.kernels["cpu"], (attrs, expr.strided, i, True)))
 
     @staticmethod
     def _meta(t, s: int, templates: dict) -> None:
