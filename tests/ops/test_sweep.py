@@ -194,7 +194,9 @@ def _compare(name, result, expected, loose=False):
     got = result.numpy()
     want = expected.resolve_conj().numpy()
     if got.dtype.kind in "fc":
-        rtol, atol = TOLERANCE.get(got.dtype.name, (1e-3, 1e-4) if loose else (1e-5, 1e-6))
+        rtol, atol = TOLERANCE.get(got.dtype.name, (1e-5, 1e-6))
+        if loose:  # decompositions: rank-deficient inputs round differently in each library's LAPACK path
+            rtol, atol = max(rtol, 1e-3), max(atol, 1e-4)
         np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True, err_msg=name)
     else:
         np.testing.assert_array_equal(got, want, err_msg=name)
