@@ -70,9 +70,11 @@ class _Layout:
 class ArrayPlan:
     """A compiled plan over arrays; ``run(feeds)`` takes and returns NumPy arrays."""
 
-    def __init__(self, plan, write_targets: dict | None = None) -> None:
+    def __init__(self, plan, write_targets: dict | None = None, row_feeds: tuple = ()) -> None:
         """``plan``: a general ``Plan``. ``write_targets`` maps a fetch slot to the feed slot whose
-        tensor receives it (a write-back): computed in place when safe."""
+        tensor receives it (a write-back): computed in place when safe. ``row_feeds``: indices of
+        the feeds whose first dimension is a batch of independent rows (the arguments); a plan
+        that computes every fetch row by row from them runs in blocks of rows (``row_split.py``)."""
         write_targets = write_targets or {}
         templates: dict = {}
         consts: dict = {}
@@ -114,7 +116,7 @@ class ArrayPlan:
                 for s, (shape, dtype) in zip(step.outs, program.output_specs, strict=True):
                     templates[s] = _template(tuple(shape), dtype)
                     roots[s] = s
-                self.steps.append(("kernel", step.ins, step.outs, _fused_kernel(program), ({}, True, i, True)))
+                self.steps.append(("kernel", step.ins, step.outs, _fused_kernel(program), ({}, True, i, True, "Fused")))
                 continue
             expr = op.op_expr
             if expr.view is not None:
@@ -133,7 +135,7 @@ class ArrayPlan:
             kernel = expr.kernels.get("cpu")
             if kernel is None:
                 raise NotStatic(f"{expr.name} has no CPU kernel")
-            self.steps.append(("kernel", step.ins, step.outs, kernel, (step.attrs, expr.strided, i, is_elementwise(expr))))
+            self.steps.append(("kernel", step.ins, step.outs, kernel, (step.attrs, expr.strided, i, is_elementwise(expr), expr.name)))
         self.nslots = max(plan.nslots, self._next_slot)
         self.templates = templates
         self.roots = roots
@@ -143,6 +145,10 @@ class ArrayPlan:
         self.fetch_slots = plan.fetch_slots
         self._assign_memory(plan, write_targets)
         self._compile()
+        if row_feeds and not write_targets:
+            from .row_split import split_rows
+
+            split_rows(self, [self.feed_slots[k] for k in row_feeds])
 
     def _unfuse(self, fused, step, ins_t: tuple, templates: dict, roots: dict, i: int) -> None:
         """A fused program's member ops as kernel steps of their own (each output a slot)."""
@@ -158,7 +164,7 @@ class ArrayPlan:
             (spec,) = EAGER.infer(expr, tuple(templates[s] for s in ins), attrs)
             templates[out] = _template(spec.shape, spec.dtype)
             roots[out] = out
-            self.steps.append(("kernel", ins, (out,), expr.kernels["cpu"], (attrs, expr.strided, i, True)))
+            self.steps.append(("kernel", ins, (out,), expr.kernels["cpu"], (attrs, expr.strided, i, True, expr.name)))
 
     @staticmethod
     def _meta(t, s: int, templates: dict) -> None:

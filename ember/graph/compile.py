@@ -207,7 +207,7 @@ class CompiledFunction:
         targets = {plan.fetch_slots[n_out + i]: plan.feed_slots[len(placeholders) + [id(t) for t, _ in tracer.captures].index(id(w))]
                    for i, (w, _) in enumerate(writes)}  # fmt: skip
         try:
-            runner.arrays = ArrayPlan(plan, targets)
+            runner.arrays = ArrayPlan(plan, targets, row_feeds=tuple(range(len(placeholders))))
         except NotStatic:
             runner.arrays = None
         self.graph = graph

@@ -110,3 +110,29 @@ def test_reading_a_modified_value_during_a_trace_is_refused():
 def test_compile_refuses_non_callables():
     with pytest.raises(TypeError, match=r"expected a function or an nn\.Module"):
         ember.compile(3)
+
+
+def test_a_row_wise_forward_runs_in_blocks_of_rows_with_the_same_results():
+    ember.manual_seed(0)
+    model = nn.Sequential(nn.Linear(784, 1024), nn.ReLU(), nn.Linear(1024, 1024), nn.ReLU(), nn.Linear(1024, 10), nn.LogSoftmax(dim=1))
+    compiled = ember.compile(model)
+    x = ember.randn(300, 784)  # not a multiple of the block: the last block is short
+    with ember.no_grad():
+        expected = model(x).numpy()
+        for _ in range(3):
+            got = compiled(x).numpy()
+    plan = next(iter(compiled._runners.values())).arrays
+    assert 16 <= plan.row_block < 300 and "for r0 in range" in plan.source
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+    assert plan.peak_bytes < 2 * 300 * 1024 * 4  # less than two whole activations
+
+
+def test_a_reduction_over_the_batch_is_not_split():
+    w = ember.randn(64, 64)
+    compiled = ember.compile(lambda x: (x @ w).relu().sum(0))
+    x = ember.randn(512, 64)
+    for _ in range(3):
+        got = compiled(x)
+    plan = next(iter(compiled._runners.values())).arrays
+    assert "for r0 in range" not in plan.source
+    np.testing.assert_allclose(got.numpy(), (x @ w).relu().sum(0).numpy(), rtol=1e-5, atol=1e-4)
