@@ -53,6 +53,7 @@ from ._core.printing import get_printoptions, printoptions, set_printoptions
 from ._core.shape import Size, broadcast_shapes
 from ._core.storage import Storage, UntypedStorage
 from ._core.tensor import Tensor, tensor
+from ._core.threads import get_num_threads, set_num_threads
 from .interop.checkpoint import load, save
 from .interop.dlpack import from_dlpack  # also binds Tensor.__dlpack__ and __dlpack_device__
 from .interop.numpy import as_tensor, from_numpy, frombuffer
@@ -114,6 +115,7 @@ __all__ = [
     "from_numpy",
     "frombuffer",
     "get_default_dtype",
+    "get_num_threads",
     "get_printoptions",
     "half",
     "iinfo",
@@ -135,6 +137,7 @@ __all__ = [
     "result_type",
     "save",
     "set_default_dtype",
+    "set_num_threads",
     "set_printoptions",
     "short",
     "string",

@@ -227,13 +227,18 @@ def _compile(plan: list):
 _EXECUTOR = None
 
 
+_EXECUTOR_PID = None
+
+
 def _executor():
-    global _EXECUTOR
-    if _EXECUTOR is None:
-        import os
+    global _EXECUTOR, _EXECUTOR_PID
+    import os
+
+    if _EXECUTOR is None or os.getpid() != _EXECUTOR_PID:  # a forked child has the object but not its threads
         from concurrent.futures import ThreadPoolExecutor
 
         _EXECUTOR = ThreadPoolExecutor(max_workers=max(1, (os.cpu_count() or 2) - 1), thread_name_prefix="ember-fused")
+        _EXECUTOR_PID = os.getpid()
     return _EXECUTOR
 
 

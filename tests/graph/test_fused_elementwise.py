@@ -464,3 +464,29 @@ def test_threads_split_the_chunks():
     prog = FusedProgram([(OPS["remainder"], (("in", 0), ("in", 1)), {})], [((n,), ember.int32)] * 2, [0], chunk_bytes=64, threads=2)
     with pytest.raises(RuntimeError, match="ZeroDivisionError"):
         prog([d, d])
+
+
+def test_set_num_threads_splits_large_programs_with_the_same_results():
+    import ember.graph.passes.fusion as fusion
+
+    previous = ember.get_num_threads()
+    g = ember.Graph()
+    with g.as_default():
+        a = ember.placeholder(ember.float32, (1 << 20,))
+        y = (a * 2.0 + 1.0).relu() * 0.5
+    x = np.random.default_rng(0).standard_normal(1 << 20).astype(np.float32)
+    try:
+        results = []
+        for n in (1, 2):
+            ember.set_num_threads(n)
+            with ember.Session(graph=g) as sess:
+                results.append(sess.run(y, {a: x}))
+        kernels = [op.attrs["program"] for op in ember.graph.optimize(g, [y], [a])[0].get_operations() if op.type == "Fused"]
+        assert kernels and isinstance(kernels[0], fusion.FusedKernel)
+        assert kernels[0].program(((1 << 20,),)).threads == 2
+    finally:
+        ember.set_num_threads(previous)
+    np.testing.assert_array_equal(results[0], results[1])
+    np.testing.assert_array_equal(results[0], np.maximum(x * 2 + 1, 0) * 0.5)
+    with pytest.raises(ValueError, match="positive int"):
+        ember.set_num_threads(0)

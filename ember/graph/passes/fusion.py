@@ -29,6 +29,7 @@ unknown rank, ops called with fewer tensor inputs than their primitive declares.
 
 from __future__ import annotations
 
+from ..._core.threads import get_num_threads
 from ..fused_elementwise import FusedProgram, is_elementwise
 from .rewrite import WRITES, RGraph, is_random
 
@@ -49,12 +50,13 @@ class FusedKernel:
         self._programs: dict = {}
 
     def program(self, shapes: tuple) -> FusedProgram:
-        prog = self._programs.get(shapes)
+        threads = get_num_threads()  # ember.set_num_threads: the chunks of a large program are split over them
+        prog = self._programs.get((shapes, threads))
         if prog is None:
-            prog = FusedProgram(self.steps, list(zip(shapes, self.in_dtypes, strict=True)), self.outputs)
+            prog = FusedProgram(self.steps, list(zip(shapes, self.in_dtypes, strict=True)), self.outputs, threads=threads)
             if len(self._programs) >= _PROGRAM_CACHE:
                 self._programs.clear()
-            self._programs[shapes] = prog
+            self._programs[(shapes, threads)] = prog
         return prog
 
     def __call__(self, inputs: list) -> list:
