@@ -30,12 +30,12 @@ def _row_rules(plan, row: set, batch: int):
     pre, per_block = [], []
     for step in plan.steps:
         kind, ins, outs, _, info = step
-        touched = [k for k, s in enumerate(ins) if s in row]
-        if kind != "kernel":
-            if any(s in row for s in (ins if isinstance(ins, tuple) else (ins,))):
+        if kind != "kernel":  # a view (ins: its base's slot) or an alias (ins, outs: one slot each)
+            if ins in row:
                 return None
             pre.append(step)
             continue
+        touched = [k for k, s in enumerate(ins) if s in row]
         if not touched:
             pre.append(step)
             continue

@@ -136,3 +136,16 @@ def test_a_reduction_over_the_batch_is_not_split():
     plan = next(iter(compiled._runners.values())).arrays
     assert "for r0 in range" not in plan.source
     np.testing.assert_allclose(got.numpy(), (x @ w).relu().sum(0).numpy(), rtol=1e-5, atol=1e-4)
+
+
+def test_views_of_weights_run_before_the_row_blocks_and_views_of_rows_keep_the_plan_whole():
+    w = ember.randn(32, 512)
+    of_weight = ember.compile(lambda x: (x @ w.T).relu())
+    of_rows = ember.compile(lambda x: x.T @ x)
+    x = ember.randn(1024, 512)
+    for _ in range(3):
+        a, b = of_weight(x), of_rows(x)
+    np.testing.assert_allclose(a.numpy(), (x @ w.T).relu().numpy(), rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(b.numpy(), (x.T @ x).numpy(), rtol=1e-4, atol=1e-3)
+    assert "for r0 in range" in next(iter(of_weight._runners.values())).arrays.source
+    assert "for r0 in range" not in next(iter(of_rows._runners.values())).arrays.source
