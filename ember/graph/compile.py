@@ -94,9 +94,18 @@ class _Tracer(LazyInterpreter):
 class _Runner:
     """A traced signature: its plan and what to do with the results."""
 
-    __slots__ = ("arrays", "build", "captures", "grads", "plan", "session", "writes")
+    __slots__ = ("arrays", "backward", "build", "captures", "grads", "plan", "session", "writes")
 
     def run(self, tensor_args: list):
+        if self.backward is not None and grad_mode.is_grad_enabled():
+            from .compile_grad import CompiledCall
+
+            outs = CompiledCall.apply(self, *tensor_args, *[t for t, _ in self.captures])
+            return self.build(list(outs) if isinstance(outs, tuple) else [outs])
+        return self.build(self.outputs(tensor_args))
+
+    def outputs(self, tensor_args: list) -> list:
+        """The flat results of one run, after the write-backs and ``.grad`` updates."""
         values = tensor_args + [t for t, _ in self.captures]
         if self.arrays is not None:
             return self._run_arrays(values)
@@ -109,7 +118,7 @@ class _Runner:
                     target.copy_(value)
         for (target, _), value in zip(self.grads, results[n_out + len(self.writes):], strict=True):
             target.grad = value
-        return self.build(outs)
+        return outs
 
     def _run_arrays(self, values: list):
         feeds = []
@@ -125,7 +134,7 @@ class _Runner:
             target._storage._version += 1
         for (target, _), (array, owner) in zip(self.grads, results[n_out + len(self.writes):], strict=True):
             target.grad = wrap(array, owner)
-        return self.build([wrap(a, owner) for a, owner in results[:n_out]])
+        return [wrap(a, owner) for a, owner in results[:n_out]]
 
 
 class _NoSession:
@@ -210,6 +219,10 @@ class CompiledFunction:
             runner.arrays = ArrayPlan(plan, targets, row_feeds=tuple(range(len(placeholders))))
         except NotStatic:
             runner.arrays = None
+        # results that require grad: a backward plan, so that eager autograd flows through the call
+        from .compile_grad import backward_for
+
+        runner.backward = backward_for(graph, out_tensors, feeds, [t for t, _ in tracer.captures], len(placeholders), writes)
         self.graph = graph
         return runner
 

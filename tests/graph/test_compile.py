@@ -149,3 +149,30 @@ def test_views_of_weights_run_before_the_row_blocks_and_views_of_rows_keep_the_p
     np.testing.assert_allclose(b.numpy(), (x.T @ x).numpy(), rtol=1e-4, atol=1e-3)
     assert "for r0 in range" in next(iter(of_weight._runners.values())).arrays.source
     assert "for r0 in range" not in next(iter(of_rows._runners.values())).arrays.source
+
+
+def test_eager_backward_flows_through_a_compiled_forward():
+    ember.manual_seed(0)
+    eager = nn.Sequential(nn.Linear(5, 8), nn.BatchNorm1d(8), nn.Tanh(), nn.Linear(8, 3))
+    twin = nn.Sequential(nn.Linear(5, 8), nn.BatchNorm1d(8), nn.Tanh(), nn.Linear(8, 3))
+    twin.load_state_dict(eager.state_dict())
+    compiled = ember.compile(twin)
+    opt1 = ember.optim.SGD(eager.parameters(), lr=0.1)
+    opt2 = ember.optim.SGD(twin.parameters(), lr=0.1)
+    for _ in range(4):
+        x = ember.randn(16, 5)
+        x1, x2 = x.clone().requires_grad_(), x.clone().requires_grad_()
+        y = ember.randint(0, 3, (16,))
+        outs = []
+        for opt, model, xi in ((opt1, eager, x1), (opt2, compiled, x2)):
+            opt.zero_grad()
+            outs.append(model(xi))
+            F.cross_entropy(outs[-1], y).backward()
+            opt.step()
+        assert outs[1].grad_fn is not None
+        np.testing.assert_allclose(x2.grad.numpy(), x1.grad.numpy(), rtol=1e-5, atol=1e-6)
+    assert outs[1].grad_fn.name() == "CompiledCallBackward"  # the last calls ran the compiled plan, as one node
+    for a, b in zip(eager.parameters(), twin.parameters(), strict=True):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(twin[1].running_mean.numpy(), eager[1].running_mean.numpy(), rtol=1e-5, atol=1e-6)
+    assert compiled.traces == 1
