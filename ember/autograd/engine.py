@@ -29,9 +29,15 @@ TENSOR_HOOKS = TensorMap()
 POST_ACCUMULATE_HOOKS = TensorMap()
 
 
-def _roots(tensors, grad_tensors, create_graph: bool, api: str) -> list[tuple]:
-    from .._core.tensor import tensor as _tensor
+def _ones_like_meta(t: Tensor) -> Tensor:
+    """The implicit gradient of a one-element output: ones of its shape and dtype (8 us through
+    ``tensor(1.0)``, 3 through ``ones``)."""
+    from ..ops import functional
 
+    return functional.FUNCTIONS["ones"](t._shape, dtype=t._dtype, device=t._storage._device)
+
+
+def _roots(tensors, grad_tensors, create_graph: bool, api: str) -> list[tuple]:
     if isinstance(tensors, Tensor):
         tensors = (tensors,)
     tensors = tuple(tensors)
@@ -47,7 +53,7 @@ def _roots(tensors, grad_tensors, create_graph: bool, api: str) -> list[tuple]:
         if g is None:
             if t.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            g = _tensor(1.0, dtype=t._dtype).reshape(t._shape)
+            g = _ones_like_meta(t)
         elif tuple(g.shape) != tuple(t._shape):
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {list(g.shape)} and output[{i}] has a shape of {list(t._shape)}.")
         node = t.grad_fn if t.grad_fn is not None else accumulate_grad_node(t)
