@@ -80,7 +80,9 @@ class ArrayPlan:
         consts: dict = {}
         for s, value in enumerate(plan.template):
             if value is not None:
-                array = np.ascontiguousarray(value._numpy_view())
+                array = value._numpy_view()
+                if not array.flags.c_contiguous:  # (not ascontiguousarray: it makes a 0-d array 1-d)
+                    array = array.copy(order="C")
                 consts[s] = array
                 templates[s] = _template(tuple(array.shape), value._dtype)
         feed_slots = plan.feed_slots

@@ -222,7 +222,8 @@ class CompiledFunction:
         # results that require grad: a backward plan, so that eager autograd flows through the call
         from .compile_grad import backward_for
 
-        runner.backward = backward_for(graph, out_tensors, feeds, [t for t, _ in tracer.captures], len(placeholders), writes)
+        # (not when the function ran backward itself, a whole training step: its history is spent, as in eager)
+        runner.backward = None if grads else backward_for(graph, out_tensors, feeds, [t for t, _ in tracer.captures], len(placeholders), writes)
         self.graph = graph
         return runner
 

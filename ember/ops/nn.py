@@ -1160,6 +1160,18 @@ def _log_softmax_grad(ctx, g):
 # --- nll_loss, cross_entropy
 
 
+# cross entropy's input gradient in one kernel, for backward without create_graph: softmax, the
+# target's -1 and the scale in one pass instead of six dispatched ops (the composite below is what
+# double backward and graph-mode gradients differentiate)
+_CE_BACKWARD = OpExpr("cross_entropy_backward", ("grad_output", "input", "target"), ("out",))
+_CE_BACKWARD.differentiable = False  # used only where no graph is recorded (grad mode off)
+
+
+@_CE_BACKWARD.shape_rule
+def _ce_backward_infer(attrs, g, x, target):
+    return ((x._shape, x._dtype),)
+
+
 def _nll_fast_grad(ctx, g, x, target):
     """The common case in few ops: index targets, no weight, no label smoothing, 1-D or 2-D
     input, none of the targets equal to ``ignore_index``. Cross entropy's gradient is then
@@ -1175,6 +1187,10 @@ def _nll_fast_grad(ctx, g, x, target):
         return None  # some targets are ignored: the general formula masks them
     F = _F()
     reduction = attrs["reduction"]
+    from ..autograd.grad_mode import state as grad_state
+
+    if attrs["log_softmax"] and not grad_state.enabled and x._dtype in (_dt.float32, _dt.float64) and g._dtype is x._dtype:
+        return (dispatch(_CE_BACKWARD, (g, x, target), {"reduction": reduction})[0], None)
     if reduction == "mean":
         scale = g / rows if attrs["log_softmax"] else g / -rows
     elif reduction == "sum":

@@ -403,3 +403,21 @@ def test_max_pool_backward_matches_indices(kw):
     np.add.at(expect, (np.arange(2)[:, None, None], np.arange(3)[None, :, None], ind.numpy().reshape(2, 3, -1)), g.numpy().reshape(2, 3, -1))
     np.testing.assert_allclose(gx.numpy().reshape(2, 3, -1), expect)
     gradgradcheck(lambda b: F.max_pool2d(b * b, **kw), (_distinct((1, 2, 5, 5)),))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("shape", [(7, 5), (5,)])
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64])
+def test_cross_entropy_backward_kernel_equals_the_composite_formula(reduction, shape, dtype):
+    # without create_graph the derivative runs one cross_entropy_backward kernel; with it, the
+    # composite formula (which differentiates again): both must give the same gradient
+    gen = ember.Generator().manual_seed(0)
+    x = ember.randn(*shape, generator=gen, dtype=dtype)
+    target = ember.randint(0, shape[-1], shape[:-1], generator=gen)
+    grads = []
+    for create_graph in (False, True):
+        xi = x.clone().requires_grad_()
+        loss = ember.nn.functional.cross_entropy(xi, target, reduction=reduction)
+        (g,) = ember.autograd.grad(loss.sum() * 1.5, [xi], create_graph=create_graph)
+        grads.append(g.detach().numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-6, atol=1e-7)

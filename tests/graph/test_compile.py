@@ -77,6 +77,7 @@ def test_compiled_training_step_matches_eager(make_opt):
     for _ in range(6):
         l1, l2 = eager(x, y), compiled(x, y)
         assert abs(l1.item() - l2.item()) < 1e-4
+    assert l2.grad_fn is None  # the step ran its own backward: no second autograd node around the call
     for a, b in zip(m1.parameters(), m2.parameters(), strict=True):
         np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-4, atol=1e-5)
         np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-4, atol=1e-6)

@@ -490,6 +490,27 @@ def _max_pool(outs, ins, attrs):
     store(out, best)
 
 
+@register_kernel("cross_entropy_backward")
+def _cross_entropy_backward(outs, ins, attrs):
+    """(softmax(x) - one_hot(target)) * scale, in place in the output: class targets, none ignored."""
+    out = outs[0]
+    g, x, target = ins
+    rows = x.shape[0] if x.ndim == 2 else 1
+    work = out.reshape(rows, x.shape[-1])
+    with np.errstate(invalid="ignore", over="ignore"):
+        _softmax(x.reshape(rows, x.shape[-1]), 1, work)
+    work[np.arange(rows), target.reshape(-1)] -= 1
+    reduction = attrs["reduction"]
+    if reduction == "mean":
+        work *= g / rows
+    elif reduction == "sum":
+        work *= g
+    else:
+        work *= g.reshape(rows, 1)
+    if not np.shares_memory(work, out):  # reshape copied (a non-contiguous output): write back
+        out[...] = work.reshape(out.shape)
+
+
 @register_kernel("max_pool_backward")
 def _max_pool_backward(outs, ins, attrs):
     """The input gradient of max pooling: the forward's scan (a tap replaces the running max
