@@ -13,7 +13,7 @@ variables are refused (use ``Variable.assign``).
 
 from __future__ import annotations
 
-from ..dispatch.interpreter import EAGER, Interpreter, current_interpreter, interpreter_scope
+from ..dispatch.interpreter import _DEFAULT, EAGER, Interpreter, current_interpreter, interpreter_scope
 from ..dispatch.opexpr import OpExpr
 from .symbolic import PROBE, SymInt, TensorShape, looks_derived, unknown_dim
 from .tensor import GraphTensor, static_of
@@ -33,6 +33,11 @@ class LazyInterpreter(Interpreter):
 
     def apply(self, op: OpExpr, inputs: tuple, attrs: dict, outputs: tuple | None = None) -> tuple:
         graph = self.graph
+        if (outputs is not None or (op.view is not None and inputs)) and not any(isinstance(t, GraphTensor) for t in (*(outputs or ()), *inputs)):
+            # an in-place write of eager values into an eager tensor, or a view of an eager tensor
+            # (a module creating and initialising its parameters inside a graph scope): nothing of
+            # the graph is involved, so it runs now (a view captured later is the same constant)
+            return _DEFAULT[0].apply(op, inputs, attrs, outputs)
         inputs = tuple([self.capture(t) for t in inputs])
         if outputs is not None:
             for out in outputs:

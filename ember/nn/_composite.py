@@ -57,8 +57,8 @@ def tanhshrink(input: Tensor) -> Tensor:
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     """The first half of ``input`` along ``dim`` gated by the sigmoid of the second half."""
-    if input.shape[dim] % 2:
-        raise RuntimeError(f"Halving dimension must be even, but dimension {dim % input.dim()} is size {input.shape[dim]}")
+    if input.size(dim) % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {dim % input.dim()} is size {input.size(dim)}")
     a, b = input.chunk(2, dim)
     return a * ember.sigmoid(b)
 
@@ -87,7 +87,7 @@ def _additive_mask(mask: Tensor | None, dtype) -> Tensor | None:
     """A boolean mask (True = may not attend) as 0 / -inf to add to scores; float masks pass through."""
     if mask is None or mask.dtype is not ember.bool:
         return mask
-    return ember.zeros(tuple(mask.shape), dtype=dtype).masked_fill(mask, -math.inf)
+    return ember.zeros(tuple(mask.size()), dtype=dtype).masked_fill(mask, -math.inf)
 
 
 def multi_head_attention_forward(
@@ -128,7 +128,7 @@ def multi_head_attention_forward(
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
         if key_padding_mask is not None:
             key_padding_mask = key_padding_mask.unsqueeze(0)
-    tgt_len, bsz, embed_dim = query.shape
+    tgt_len, bsz, embed_dim = query.size()  # size(), not shape: graph mode's unknown sizes keep their formula
     if embed_dim != embed_dim_to_check:
         raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}")
     head_dim = embed_dim // num_heads
@@ -145,7 +145,7 @@ def multi_head_attention_forward(
     v = ember.linear(value, w_v, b_v)
 
     if is_causal and attn_mask is None:
-        attn_mask = ember.triu(ember.ones(tgt_len, key.shape[0], dtype=ember.bool), diagonal=1)
+        attn_mask = ember.triu(ember.ones(tgt_len, key.size(0), dtype=ember.bool), diagonal=1)
     attn_mask = _additive_mask(attn_mask, q.dtype)
     key_padding_mask = _additive_mask(key_padding_mask, q.dtype)
     if attn_mask is not None and attn_mask.dim() == 2:

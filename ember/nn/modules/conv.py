@@ -179,7 +179,7 @@ class _ConvTranspose(_ConvNd):
         output_size = list(output_size)[-n:]
         padding = []
         for d in range(n):
-            dim_size = input.shape[input.dim() - n + d]
+            dim_size = input.size(input.dim() - n + d)
             smallest = (dim_size - 1) * self.stride[d] - 2 * self.padding[d] + self.dilation[d] * (self.kernel_size[d] - 1) + 1
             extra = output_size[d] - smallest
             if not 0 <= extra < max(self.stride[d], self.dilation[d]):

@@ -124,7 +124,9 @@ class RNNBase(Module):
 
     def _run(self, input: Tensor, h0: Tensor, c0: Tensor | None):
         directions = 2 if self.bidirectional else 1
-        steps = input.shape[0]
+        steps = input.size(0)  # size(), not shape: graph mode's unknown sizes keep their formula
+        if type(steps) is not int:
+            raise ValueError(f"{type(self).__name__}: the number of time steps must be known to unroll the recurrence (graph mode: give the sequence dimension a size)")
         layer_input = input
         h_n, c_n = [], []
         for layer in range(self.num_layers):
@@ -142,7 +144,7 @@ class RNNBase(Module):
                 for t in range(steps - 1, -1, -1) if direction == 1 else range(steps):
                     h, c = self._cell(x_proj[t], h, c, param("weight_hh"), param("bias_hh"), param("weight_hr"))
                     out[t] = h
-                outputs.append(ember.stack(out) if steps else ember.zeros(0, *h.shape, dtype=h.dtype))
+                outputs.append(ember.stack(out) if steps else ember.zeros(0, *h.size(), dtype=h.dtype))
                 h_n.append(h)
                 c_n.append(c)
             layer_input = outputs[0] if directions == 1 else ember.cat(outputs, dim=2)
@@ -169,7 +171,7 @@ class RNNBase(Module):
 
     def _zeros_state(self, input: Tensor, size: int) -> Tensor:
         layers = self.num_layers * (2 if self.bidirectional else 1)
-        return ember.zeros(layers, input.shape[1], size, dtype=input.dtype)
+        return ember.zeros(layers, input.size(1), size, dtype=input.dtype)
 
     def forward(self, input: Tensor, hx: Tensor | None = None):
         input, hx, batched = self._prepare(input, hx)
