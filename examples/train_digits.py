@@ -148,6 +148,8 @@ def train_graph_mode(initial: dict, args, data, batches: list) -> dict:
         train = ember.train.AdamOptimizer(args.lr).minimize(loss)
         correct = ember.eq(probs.argmax(dim=1), y).float().mean()
         init = ember.global_variables_initializer()
+    with ember.summary.FileWriter(args.out / "graph") as writer:  # `tensorboard --logdir build/demo/graph` draws it
+        writer.add_graph(graph)
     losses = []
     with ember.Session(graph=graph) as sess:
         sess.run(init)
@@ -157,7 +159,7 @@ def train_graph_mode(initial: dict, args, data, batches: list) -> dict:
             losses.append(float(step_loss))
         seconds = time.perf_counter() - start
         test = float(sess.run(correct, {x: x_test, y: y_test}))
-    return {"ops": len(graph.get_operations()), "test_accuracy": test, "final_loss": float(np.mean(losses[-len(batches) // args.epochs :])),
+    return {"ops": len(graph.get_operations()), "events": writer.path, "test_accuracy": test, "final_loss": float(np.mean(losses[-len(batches) // args.epochs :])),
             "ms_per_step": 1e3 * seconds / len(batches)}  # fmt: skip
 
 
@@ -278,7 +280,8 @@ def main(argv: Sequence[str] | None = None) -> dict:
         graph, compiled = result["graph"], result["compiled"]
         say(
             f"  graph mode      Graph + Session, {graph['ops']} ops, TensorFlow's Adam on the same batches: "
-            f"test accuracy {graph['test_accuracy']:.2%}, {graph['ms_per_step']:.2f} ms/step"
+            f"test accuracy {graph['test_accuracy']:.2%}, {graph['ms_per_step']:.2f} ms/step; "
+            f"TensorBoard event file in {os.path.relpath(args.out / 'graph')}"
         )
         say(
             f"  per step        eager {result['replayed']['ms_per_step']:.2f} ms | graph {graph['ms_per_step']:.2f} ms | "

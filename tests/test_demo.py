@@ -72,6 +72,7 @@ def test_train_digits_reaches_accuracy_and_is_reproducible(tmp_path):
 
     # graph mode and the compiled step train the same model on the same batches
     assert first["graph"]["test_accuracy"] >= 0.9 and first["graph"]["ops"] > 50
+    assert first["graph"]["events"].startswith(str(tmp_path / "graph"))  # TensorBoard's event file with the graph
     assert abs(first["graph"]["final_loss"] - first["final_loss"]) < 0.05  # TensorFlow's Adam: close, not equal
     assert abs(first["compiled"]["test_accuracy"] - first["replayed"]["test_accuracy"]) <= 1 / 359
     assert first["replayed"]["test_accuracy"] == first["test_accuracy"]  # replaying the batches is the same training
