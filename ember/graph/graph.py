@@ -17,8 +17,6 @@ import re
 import threading
 from collections.abc import Iterator
 
-from .symbolic import TensorShape
-
 __all__ = ["Graph", "Operation", "get_default_graph", "name_scope", "control_dependencies", "reset_default_graph"]
 
 _VALID_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
@@ -384,6 +382,3 @@ def control_dependencies(control_inputs):
     """``get_default_graph().control_dependencies(control_inputs)``."""
     return get_default_graph().control_dependencies(control_inputs)
 
-
-def static_shape(shape) -> TensorShape:
-    return shape if isinstance(shape, TensorShape) else TensorShape(shape)

@@ -113,10 +113,6 @@ class GraphTensor(Tensor):
         """The operations that take this tensor as an input."""
         return [op for op in self._op._consumers if any(t is self for t in op.inputs)]
 
-    @property
-    def op_device(self) -> str:
-        return self._op.device
-
     def eval(self, feed_dict=None, session=None):
         """This tensor's value in ``session`` (default: the default session)."""
         from .session import _session_for
