@@ -19,7 +19,7 @@ from .._core.device import CPU
 from .._core.tensor import Tensor
 from ..dispatch.interpreter import EAGER, _new_output, _OutputSpec
 from .fused_elementwise import is_elementwise
-from .symbolic import SymInt
+from .symbolic import SymInt, evaluate
 
 __all__ = ["ArrayPlan", "NotStatic", "wrap"]
 
@@ -70,12 +70,14 @@ class _Layout:
 class ArrayPlan:
     """A compiled plan over arrays; ``run(feeds)`` takes and returns NumPy arrays."""
 
-    def __init__(self, plan, write_targets: dict | None = None, row_feeds: tuple = ()) -> None:
+    def __init__(self, plan, write_targets: dict | None = None, row_feeds: tuple = (), env: dict | None = None) -> None:
         """``plan``: a general ``Plan``. ``write_targets`` maps a fetch slot to the feed slot whose
         tensor receives it (a write-back): computed in place when safe. ``row_feeds``: indices of
         the feeds whose first dimension is a batch of independent rows (the arguments); a plan
-        that computes every fetch row by row from them runs in blocks of rows (``row_split.py``)."""
+        that computes every fetch row by row from them runs in blocks of rows (``row_split.py``).
+        ``env``: sizes of the unknown dimensions (from the fed shapes), for a plan specialised to them."""
         write_targets = write_targets or {}
+        self.env = env
         templates: dict = {}
         consts: dict = {}
         for s, value in enumerate(plan.template):
@@ -90,9 +92,9 @@ class ArrayPlan:
             if step.kind not in ("primitive", "Identity", "Fused") or step.reads:
                 raise NotStatic(step.op.type)
             for t, s in zip(step.op.inputs, step.ins, strict=True):
-                self._meta(t, s, templates)
+                self._meta(t, s, templates, env)
         for s, t in zip(feed_slots, plan.feed_tensors, strict=True):
-            self._meta(t, s, templates)
+            self._meta(t, s, templates, env)
         self.steps = []
         self._next_slot = plan.nslots  # slots for the intermediates of unfused programs
         roots: dict = {}  # slot -> root slot (itself for a buffer)
@@ -122,7 +124,7 @@ class ArrayPlan:
                 continue
             expr = op.op_expr
             if expr.view is not None:
-                outs_t = expr.view(step.attrs, *ins_t)
+                outs_t = expr.view(step.attrs if not step.symbolic else _evaluate_attrs(step.attrs, env), *ins_t)
                 for s, t in zip(step.outs, outs_t, strict=True):
                     root = roots[step.ins[0]]
                     roots[s] = root
@@ -130,14 +132,15 @@ class ArrayPlan:
                     templates[s] = t
                 self.steps.append(("view", step.ins[0], step.outs, None, None))
                 continue
-            specs = EAGER.infer(expr, ins_t, step.attrs)
+            attrs = step.attrs if not step.symbolic else _evaluate_attrs(step.attrs, env)
+            specs = EAGER.infer(expr, ins_t, attrs)
             for s, spec in zip(step.outs, specs, strict=True):
                 templates[s] = _template(spec.shape, spec.dtype)
                 roots[s] = s
             kernel = expr.kernels.get("cpu")
             if kernel is None:
                 raise NotStatic(f"{expr.name} has no CPU kernel")
-            self.steps.append(("kernel", step.ins, step.outs, kernel, (step.attrs, expr.strided, i, is_elementwise(expr), expr.name)))
+            self.steps.append(("kernel", step.ins, step.outs, kernel, (attrs, expr.strided, i, is_elementwise(expr), expr.name)))
         self.nslots = max(plan.nslots, self._next_slot)
         self.templates = templates
         self.roots = roots
@@ -169,12 +172,20 @@ class ArrayPlan:
             self.steps.append(("kernel", ins, (out,), expr.kernels["cpu"], (attrs, expr.strided, i, True, expr.name)))
 
     @staticmethod
-    def _meta(t, s: int, templates: dict) -> None:
+    def _meta(t, s: int, templates: dict, env: dict | None = None) -> None:
         if s in templates:
             return
-        if any(isinstance(d, SymInt) for d in t._shape) or not t._static.is_fully_defined():
+        shape = tuple(t._shape)
+        if t._static.rank is None:
             raise NotStatic(t.name)
-        templates[s] = _template(tuple(t._shape), t._dtype)
+        if any(isinstance(d, SymInt) for d in shape):
+            if env is None:
+                raise NotStatic(t.name)
+            try:
+                shape = tuple(int(d) for d in evaluate(shape, env))
+            except KeyError:  # a size only the run knows (data-dependent)
+                raise NotStatic(t.name) from None
+        templates[s] = _template(shape, t._dtype)
 
     def _assign_memory(self, plan, write_targets: dict) -> None:
         """Give every kernel output a buffer: shared by liveness for intermediates, fresh per run
@@ -279,6 +290,15 @@ class ArrayPlan:
         exec(compile(source, "<ember.graph.plan>", "exec"), env)  # code generated from the plan above
         self.source = source
         self.run = env["run"]
+
+
+def _evaluate_attrs(attrs: dict, env: dict | None) -> dict:
+    if env is None:
+        raise NotStatic("attributes computed from unknown sizes")
+    try:
+        return {k: evaluate(v, env) for k, v in attrs.items()}
+    except KeyError:
+        raise NotStatic("attributes computed from sizes only the run knows") from None
 
 
 def _fused_kernel(program):

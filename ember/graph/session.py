@@ -21,6 +21,7 @@ from ..interop.numpy import from_numpy
 from .graph import Graph, Operation, get_default_graph, in_graph_scope
 from .lazy import is_tracing
 from .plan import Plan
+from .session_arrays import specialize
 from .tensor import GraphTensor
 
 __all__ = ["InteractiveSession", "Session", "get_default_session"]
@@ -137,11 +138,13 @@ class Session:
         values = [_feed_value(t, feed_dict[k]) for t, k in zip(feeds, feed_keys, strict=True)] if feeds else []
         if plan.check_feeds is not None:
             plan.check_feeds()
+        runner = specialize(plan, values) if SPECIALIZE else None
+        run = plan.run if runner is None else runner.run
         if not is_tracing():
-            results = plan.run(self, values)
+            results = run(self, values)
         else:  # run inside a graph scope: the plan's own ops must run, not be recorded
             with interpreter_scope(EAGER):
-                results = plan.run(self, values)
+                results = run(self, values)
         arrays, handed = [], set()
         for r, fresh in zip(results, plan.fetch_fresh, strict=True):
             arrays.append(_to_numpy(r, fresh and id(r) not in handed))  # one fresh result fetched twice: one copy
@@ -321,6 +324,7 @@ def _to_numpy(value, fresh: bool):
 
 
 OPTIMIZE = True  # compile plans from the optimized copy of the graph (ember.graph.passes)
+SPECIALIZE = True  # run plans as static array plans specialised to the fed shapes where they can (session_arrays.py)
 
 
 def _compile_plan(graph, fetch, feeds) -> Plan:

@@ -130,3 +130,36 @@ def test_training_converges_in_graph_mode():
         last, out = sess.run([loss, logits], {px: x, py: y})
     assert last < first * 0.5
     assert (out.argmax(1) == y).mean() > 0.9
+
+
+@pytest.mark.parametrize("make_opt", [
+    lambda: ember.train.AdamOptimizer(0.05),
+    lambda: ember.train.MomentumOptimizer(0.1, 0.9, use_nesterov=True),
+    lambda: ember.train.GradientDescentOptimizer(0.1),
+])
+def test_specialised_static_plans_train_exactly_like_the_general_executor(make_opt, monkeypatch):
+    import ember.graph.session as session_module
+
+    x, y, w1, w2 = _data(48, seed=2)
+    results = []
+    for specialize in (False, True):
+        monkeypatch.setattr(session_module, "SPECIALIZE", specialize)
+        g = ember.Graph()
+        with g.as_default():
+            px = ember.placeholder(ember.float32, (None, 6))
+            py = ember.placeholder(ember.int64, (None,))
+            v1, v2 = ember.Variable(w1), ember.Variable(w2)
+            loss = F.cross_entropy(ember.matmul(ember.relu(ember.matmul(px, v1)), v2), py)
+            train = make_opt().minimize(loss)
+            init = ember.global_variables_initializer()
+        with ember.Session(graph=g) as sess:
+            sess.run(init)
+            losses = [sess.run([loss, train], {px: x[i : i + 16], py: y[i : i + 16]})[0] for i in (0, 16, 32, 0, 16)]
+            losses.append(sess.run(loss, {px: x[:5], py: y[:5]}))  # another batch size: another specialisation
+            results.append((losses, sess.run([v1, v2])))
+            runners = [r for _, _, plan in sess._plans.values() for r in plan.specialised.values()]
+            assert (any(r is not None for r in runners)) == specialize  # the static path really ran
+    (l0, p0), (l1, p1) = results
+    np.testing.assert_allclose(l1, l0, rtol=1e-6)
+    for a, b in zip(p0, p1, strict=True):
+        np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-7)
