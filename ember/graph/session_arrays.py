@@ -139,7 +139,9 @@ def specialize(plan, feed_values: list):
         user = len(plan.fetch_slots)
         # a write computed straight into its variable where nothing later reads the old value
         targets = {spec.fetch_slots[k]: spec.var_slot[var] for k, var in spec.writes}
-        arrays = ArrayPlan(spec, targets, env=env)
+        # an inference run over fed batches may go in blocks of rows (row_split.py)
+        rows = tuple(range(len(plan.feed_slots))) if not spec.writes else ()
+        arrays = ArrayPlan(spec, targets, row_feeds=rows, env=env)
         runner = _Runner(plan, spec, arrays, user)
     except (NotStatic, KeyError, NotImplementedError, RuntimeError):
         # not expressible statically (a view that only a copy gives at these strides, a size only

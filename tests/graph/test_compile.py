@@ -177,3 +177,19 @@ def test_eager_backward_flows_through_a_compiled_forward():
         np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(twin[1].running_mean.numpy(), eager[1].running_mean.numpy(), rtol=1e-5, atol=1e-6)
     assert compiled.traces == 1
+
+
+def test_a_session_runs_a_fed_batch_in_row_blocks_too():
+    ember.manual_seed(0)
+    model = nn.Sequential(nn.Linear(256, 1024), nn.ReLU(), nn.Linear(1024, 4))
+    g = ember.Graph()
+    with g.as_default():
+        x = ember.placeholder(ember.float32, (None, 256))
+        y = model(x)
+    feed = np.random.default_rng(0).standard_normal((700, 256)).astype(np.float32)
+    sess = ember.Session(graph=g)
+    got = sess.run(y, {x: feed})
+    with ember.no_grad():
+        np.testing.assert_allclose(got, model(ember.from_numpy(feed)).numpy(), rtol=1e-5, atol=1e-5)
+    (runner,) = [r for _, _, plan in sess._plans.values() for r in plan.specialised.values()]
+    assert "for r0 in range" in runner.arrays.source
