@@ -68,6 +68,18 @@ from . import nn, optim, utils  # isort: skip
 from ._core.generator import Generator, default_generator, initial_seed, manual_seed, seed  # isort: skip
 from . import graph  # isort: skip - graph mode: the lazy interpreter on the same ops
 from . import sparse  # isort: skip - TensorFlow's SparseTensor, eager and graph mode
+from .graph import compile  # noqa: A004 isort: skip - ember.compile, as torch.compile
+from .graph import (  # isort: skip - graph mode
+    CompiledFunction, FailedPreconditionError, Graph, GraphTensor, InteractiveSession, Operation, Session, TensorShape,
+    Variable, assign, assign_add, assign_sub, constant, control_dependencies, get_default_graph,
+    get_default_session, global_variables, global_variables_initializer, gradients, group, identity,
+    is_symbolic_tensor, name_scope, no_op, optimize, placeholder, placeholder_with_default, reset_default_graph,
+    summary, to_dot, train, trainable_variables, variables_initializer, write_graph,
+)
+from .sparse import (  # isort: skip
+    SparseTensor, SparseTensorValue, sparse_add, sparse_placeholder, sparse_reduce_max, sparse_reduce_sum,
+    sparse_reorder, sparse_retain, sparse_tensor_dense_matmul, sparse_tensor_to_dense, sparse_transpose,
+)
 
 dtype = DType
 __array_api_version__ = array_api.__array_api_version__
@@ -147,12 +159,58 @@ __all__ = [
     "uint32",
     "uint64",
 ]
-# Graph mode's public names (ember.Graph, ember.Session, ember.placeholder, ember.gradients, ...)
-globals().update({name: getattr(graph, name) for name in graph.__all__})
-__all__ += list(graph.__all__)
-# TensorFlow 1's sparse names (ember.SparseTensor, ember.sparse_tensor_to_dense, ...); ember.sparse has TensorFlow 2's
-globals().update({name: getattr(sparse, name) for name in sparse.__all__})
-__all__ += [*sparse.__all__, "sparse"]
+# Graph mode's public names (TensorFlow 1's: ember.Graph, ember.Session, ember.placeholder, ...) and
+# TensorFlow 1's sparse names (ember.SparseTensor, ...; ember.sparse has TensorFlow 2's)
+__all__ += [
+    "CompiledFunction",
+    "FailedPreconditionError",
+    "Graph",
+    "GraphTensor",
+    "InteractiveSession",
+    "Operation",
+    "Session",
+    "TensorShape",
+    "Variable",
+    "assign",
+    "assign_add",
+    "assign_sub",
+    "compile",
+    "constant",
+    "control_dependencies",
+    "get_default_graph",
+    "get_default_session",
+    "global_variables",
+    "gradients",
+    "global_variables_initializer",
+    "group",
+    "identity",
+    "is_symbolic_tensor",
+    "name_scope",
+    "no_op",
+    "optimize",
+    "placeholder",
+    "placeholder_with_default",
+    "reset_default_graph",
+    "summary",
+    "to_dot",
+    "train",
+    "trainable_variables",
+    "variables_initializer",
+    "write_graph",
+    "SparseTensor",
+    "SparseTensorValue",
+    "sparse_add",
+    "sparse_placeholder",
+    "sparse_reduce_max",
+    "sparse_reduce_sum",
+    "sparse_reorder",
+    "sparse_retain",
+    "sparse_tensor_dense_matmul",
+    "sparse_tensor_to_dense",
+    "sparse_transpose",
+    "sparse",
+    "graph",
+]
 __all__ += ["Generator", "array_api", "autograd", "enable_grad", "inference_mode", "is_grad_enabled", "nn", "no_grad", "optim", "set_grad_enabled", "utils", "default_generator", "explain", "initial_seed", "linalg", "manual_seed", "ops", "seed", "trace", "vm"]
 
 # Every public op of the schema: ember.relu, ember.add, ... The schema is the list; the

@@ -97,7 +97,10 @@ def _element(graph: Graph, fetch):
 class Session:
     """Runs operations of one graph; holds the values of its variables."""
 
-    def __init__(self, target: str = "", graph: Graph | None = None, config=None) -> None:
+    def __init__(self, target: str = "", graph: Graph | None = None, config=None, *, optimize: bool = True, specialize: bool = True) -> None:
+        """``optimize``: plans run on the graph after the passes (``ember.graph.optimize``);
+        ``specialize``: each run's plan becomes a static array plan for its fed shapes where it
+        can (``session_arrays.py``). Both on by default; off gives the plain node-by-node executor."""
         if target:
             raise ValueError(f"Session(): remote targets are not supported here (target={target!r}); use ''")
         # A session made outside any graph scope, with the process's default graph empty,
@@ -107,6 +110,8 @@ class Session:
         self._plans: dict = {}
         self._closed = False
         self._default_ctx = None
+        self._optimize = optimize
+        self._specialize = specialize
 
     @property
     def graph(self) -> Graph | None:
@@ -129,7 +134,7 @@ class Session:
         if cached is None:
             fetch = _Fetch(graph, fetches)
             feeds = [_feed_target(graph, k) for k in feed_keys]
-            plan = _compile_plan(graph, fetch, feeds)
+            plan = _compile_plan(graph, fetch, feeds, self._optimize)
             plan.check_feeds = _missing_feed_check(plan, feeds)
             cached = (fetch, feeds, plan)
             if key is not None:
@@ -138,7 +143,7 @@ class Session:
         values = [_feed_value(t, feed_dict[k]) for t, k in zip(feeds, feed_keys, strict=True)] if feeds else []
         if plan.check_feeds is not None:
             plan.check_feeds()
-        runner = specialize(plan, values) if SPECIALIZE else None
+        runner = specialize(plan, values) if self._specialize else None
         run = plan.run if runner is None else runner.run
         if not is_tracing():
             results = run(self, values)
@@ -194,8 +199,8 @@ class Session:
 class InteractiveSession(Session):
     """A session that makes itself the default on creation (for shells and notebooks)."""
 
-    def __init__(self, target: str = "", graph: Graph | None = None, config=None) -> None:
-        super().__init__(target, graph, config)
+    def __init__(self, target: str = "", graph: Graph | None = None, config=None, **options) -> None:
+        super().__init__(target, graph, config, **options)
         _SESSIONS.stack.append(self)
 
     def close(self) -> None:
@@ -323,14 +328,10 @@ def _to_numpy(value, fresh: bool):
     return array
 
 
-OPTIMIZE = True  # compile plans from the optimized copy of the graph (ember.graph.passes)
-SPECIALIZE = True  # run plans as static array plans specialised to the fed shapes where they can (session_arrays.py)
-
-
-def _compile_plan(graph, fetch, feeds) -> Plan:
-    if not OPTIMIZE:
+def _compile_plan(graph, fetch, feeds, optimize: bool) -> Plan:
+    if not optimize:
         return Plan(graph, fetch.tensors, fetch.ops, feeds)
-    from .passes import optimize
+    from .passes import optimize as run_passes
 
-    new, tmap = optimize(graph, fetch.tensors + fetch.ops, feeds)
+    new, tmap = run_passes(graph, fetch.tensors + fetch.ops, feeds)
     return Plan(new, [tmap[id(t)] for t in fetch.tensors], [tmap[id(o)] for o in fetch.ops], [tmap[id(t)] for t in feeds])

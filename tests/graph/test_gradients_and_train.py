@@ -137,13 +137,10 @@ def test_training_converges_in_graph_mode():
     lambda: ember.train.MomentumOptimizer(0.1, 0.9, use_nesterov=True),
     lambda: ember.train.GradientDescentOptimizer(0.1),
 ])
-def test_specialised_static_plans_train_exactly_like_the_general_executor(make_opt, monkeypatch):
-    import ember.graph.session as session_module
-
+def test_specialised_static_plans_train_exactly_like_the_general_executor(make_opt):
     x, y, w1, w2 = _data(48, seed=2)
     results = []
     for specialize in (False, True):
-        monkeypatch.setattr(session_module, "SPECIALIZE", specialize)
         g = ember.Graph()
         with g.as_default():
             px = ember.placeholder(ember.float32, (None, 6))
@@ -152,7 +149,7 @@ def test_specialised_static_plans_train_exactly_like_the_general_executor(make_o
             loss = F.cross_entropy(ember.matmul(ember.relu(ember.matmul(px, v1)), v2), py)
             train = make_opt().minimize(loss)
             init = ember.global_variables_initializer()
-        with ember.Session(graph=g) as sess:
+        with ember.Session(graph=g, specialize=specialize) as sess:
             sess.run(init)
             losses = [sess.run([loss, train], {px: x[i : i + 16], py: y[i : i + 16]})[0] for i in (0, 16, 32, 0, 16)]
             losses.append(sess.run(loss, {px: x[:5], py: y[:5]}))  # another batch size: another specialisation
