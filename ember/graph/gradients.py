@@ -67,7 +67,15 @@ def _between(ys: list, xs: list) -> set:
 
 def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None):
     """The symbolic gradients of ``sum(ys)`` with respect to each of ``xs`` (None where a
-    y does not depend on an x)."""
+    y does not depend on an x).
+
+    >>> import ember
+    >>> with ember.Graph().as_default() as g:
+    ...     x = ember.placeholder(ember.float32, shape=(2,))
+    ...     (dx,) = ember.gradients((x * x).sum(), [x])
+    >>> ember.Session(graph=g).run(dx, {x: [1.0, 3.0]}).tolist()
+    [2.0, 6.0]
+    """
     ys = list(ys) if isinstance(ys, (list, tuple)) else [ys]
     xs = list(xs) if isinstance(xs, (list, tuple)) else [xs]
     for t in ys + xs:

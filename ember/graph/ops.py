@@ -62,6 +62,11 @@ def constant(value, dtype=None, shape=None, name: str = "Const"):
     """A tensor with a value fixed when the graph is built (eager: the tensor itself).
 
     ``shape`` fills a scalar value to that shape, or reshapes a value with as many elements.
+
+    >>> import ember
+    >>> with ember.Graph().as_default():
+    ...     ember.constant([1.0, 2.0]), ember.constant(0, shape=(2, 3), name="zeros")
+    (Tensor("Const:0", shape=(2,), dtype=float32), Tensor("zeros:0", shape=(2, 3), dtype=int64))
     """
     dtype = None if dtype is None else _dt.as_dtype(dtype, op="constant", arg="dtype")
     value = _as_eager(value, dtype, "constant")
@@ -80,7 +85,14 @@ def constant(value, dtype=None, shape=None, name: str = "Const"):
 
 
 def placeholder(dtype, shape=None, name: str | None = None) -> GraphTensor:
-    """An input of the graph, given a value by ``feed_dict`` at each ``Session.run``."""
+    """An input of the graph, given a value by ``feed_dict`` at each ``Session.run``.
+
+    >>> import ember
+    >>> with ember.Graph().as_default():
+    ...     x = ember.placeholder(ember.float32, shape=(None, 3), name="x")
+    >>> x, x.shape.as_list()
+    (Tensor("x:0", shape=(?, 3), dtype=float32), [None, 3])
+    """
     graph = _graph_for("placeholder")
     dtype = _dt.as_dtype(dtype, op="placeholder", arg="dtype")
     static = as_shape(shape)

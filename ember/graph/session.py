@@ -120,7 +120,16 @@ class Session:
     # -- running -----------------------------------------------------------------------------
 
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
-        """The values of ``fetches`` (same structure), after running what they need."""
+        """The values of ``fetches`` (same structure), after running what they need.
+
+        >>> import ember
+        >>> with ember.Graph().as_default() as g:
+        ...     a = ember.placeholder(ember.float32, shape=())
+        ...     b = a * 2.0
+        ...     c = b + 1.0
+        >>> ember.Session(graph=g).run({"a": a, "pair": (b, c)}, feed_dict={a: 3.0})
+        {'a': np.float32(3.0), 'pair': (np.float32(6.0), np.float32(7.0))}
+        """
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
         graph = self._graph

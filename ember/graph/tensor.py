@@ -124,7 +124,7 @@ class GraphTensor(Tensor):
     def _numpy_view(self):
         raise RuntimeError(
             f"Tensor {self.name!r} is a graph tensor: it has no value until a Session runs it "
-            f"(use sess.run(tensor) or tensor.eval())"
+            f"(use sess.run(tensor) or tensor.eval()); ops that use it are built inside `with graph.as_default():`"
         )
 
     def __bool__(self) -> bool:
