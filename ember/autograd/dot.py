@@ -45,13 +45,13 @@ def _saved_of(node: Node) -> list[tuple[str, Tensor]]:
         for kind, items in (("input", node.saved_inputs), ("output", node.saved_outputs)):
             for i, item in enumerate(items or ()):
                 if item is not None:
-                    out.append((f"saved {kind} {i}", item.tensor))
+                    out.append((f"saved {kind} {i}", item[0]))
         return out
     saved = getattr(node, "_saved", None)
     if isinstance(saved, tuple):  # a custom Function's ctx.save_for_backward
         for i, item in enumerate(saved):
             if item is not None:
-                out.append((f"saved {i}", item.tensor))
+                out.append((f"saved {i}", item[0]))
     return out
 
 

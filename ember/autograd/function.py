@@ -32,7 +32,7 @@ import functools
 
 from .._core.tensor import Tensor
 from . import grad_mode
-from .graph import FREED, Node, SavedTensor, unpack_saved
+from .graph import FREED, Node, save_tensor, unpack_saved
 from .interpreter import OUTPUT_NR, _edge
 
 __all__ = ["BackwardCFunction", "Function", "FunctionCtx", "once_differentiable"]
@@ -283,12 +283,12 @@ def _wrap_outputs(ctx: BackwardCFunction, tensors: tuple, outputs, executable: b
             o._requires_grad = False
         result.append(o)
     ctx.output_meta = tuple(meta)
-    saved = tuple(None if t is None else SavedTensor(t) for t in ctx.to_save)
+    saved = tuple(None if t is None else save_tensor(t) for t in ctx.to_save)
     for item in saved:
         if item is not None:
-            item.tensor._storage._watched = True  # in-place writes to it note their file:line
+            item[0]._storage._watched = True  # in-place writes to it note their file:line
     ctx._saved = saved
-    ctx.to_save = ()  # the SavedTensors hold them now (and release() lets them go)
+    ctx.to_save = ()  # the saved pairs hold them now (and release() lets them go)
     return tuple(result) if is_tuple else result[0]
 
 

@@ -14,7 +14,7 @@ from ..dispatch.interpreter import Interpreter
 from ..dispatch.opexpr import OpExpr
 from . import grad_mode
 from . import views as _views
-from .graph import WRITE_SITES, OpNode, SavedTensor, TensorMap, accumulate_grad_node
+from .graph import _ACCUMULATORS, WRITE_SITES, OpNode, TensorMap, accumulate_grad_node, save_tensor
 
 __all__ = ["AutogradInterpreter"]
 
@@ -76,12 +76,19 @@ class AutogradInterpreter(Interpreter):
         saved_inputs = None
         if saves == "inputs" or saves == "both":
             if outputs is None:
-                saved_inputs = tuple([SavedTensor(t) for t in inputs])
+                saved_inputs = tuple([(t, t._storage._version) for t in inputs])  # graph.save_tensor, inlined
             else:  # an in-place op overwrites its input: save the old value, not the new
                 saved_inputs = tuple(
-                    SavedTensor(t.clone() if any(t is o or t._storage is o._storage for o in outputs) else t) for t in inputs
+                    save_tensor(t.clone() if any(t is o or t._storage is o._storage for o in outputs) else t) for t in inputs
                 )
-        if len(inputs) == 1:
+            for t, _ in saved_inputs:
+                t._storage._watched = True  # its in-place writes will note their file:line
+        n = len(inputs)
+        if n == 2:  # the common binary op, without building lists
+            a, b = inputs
+            next_functions = (_edge(a), _edge(b))
+            input_meta = ((a._shape, a._dtype), (b._shape, b._dtype))
+        elif n == 1:
             t = inputs[0]
             next_functions = (_edge(t),)
             input_meta = ((t._shape, t._dtype),)
@@ -94,17 +101,22 @@ class AutogradInterpreter(Interpreter):
             results = self.inner.apply(op, inputs, attrs, outputs)
         finally:
             _state.enabled = previous
-        saved_outputs = tuple([SavedTensor(t) for t in results]) if saves == "outputs" or saves == "both" else None
+        saved_outputs = None
+        if saves == "outputs" or saves == "both":
+            saved_outputs = tuple([(t, t._storage._version) for t in results])
+            for t in results:
+                t._storage._watched = True
         output_meta = ((results[0]._shape, results[0]._dtype),) if len(results) == 1 else tuple([(t._shape, t._dtype) for t in results])
         node = OpNode(op, attrs, next_functions, saved_inputs, saved_outputs, input_meta, output_meta)
-        if saved_inputs is not None:
-            for saved in saved_inputs:
-                saved.tensor._storage._watched = True  # its in-place writes will note their file:line
-        if saved_outputs is not None:
-            for saved in saved_outputs:
-                saved.tensor._storage._watched = True
         if target is not None:
             _record_view_write(op, target, node, inputs)
+            return results
+        if outputs is None and op.view is None and len(results) == 1:  # the common case: one fresh output
+            t = results[0]
+            dtype = t._dtype
+            if dtype.is_floating_point or dtype.is_complex:
+                t.grad_fn = node
+                t._requires_grad = True
             return results
         multi = len(results) > 1
         for i, t in enumerate(results):
@@ -126,11 +138,17 @@ class AutogradInterpreter(Interpreter):
         return results
 
 
+_ACCUMULATOR_ITEMS = _ACCUMULATORS._items  # id(leaf) -> (weakref to it, its AccumulateGrad)
+
+
 def _edge(t) -> tuple:
     if not t._requires_grad:
         return (None, 0)
     fn = t.grad_fn
-    if fn is None:
+    if fn is None:  # a leaf: its one AccumulateGrad (graph.accumulate_grad_node, its hit inlined)
+        item = _ACCUMULATOR_ITEMS.get(id(t))
+        if item is not None and item[0]() is t:
+            return (item[1], 0)
         return (accumulate_grad_node(t), 0)
     meta = getattr(fn, "output_meta", None)  # a single-output node needs no output-number lookup
     return (fn, 0) if meta is not None and len(meta) == 1 else (fn, OUTPUT_NR.get(t, 0))
