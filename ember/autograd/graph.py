@@ -103,7 +103,7 @@ def save_tensor(tensor: Tensor) -> tuple:
 class OpNode(Node):
     """The backward of one recorded primitive: its derivative, attributes and saved tensors."""
 
-    __slots__ = ("attrs", "input_meta", "op", "output_meta", "saved_inputs", "saved_outputs")
+    __slots__ = ("_input_meta", "attrs", "op", "output_meta", "saved_inputs", "saved_outputs")
 
     def __init__(self, op, attrs: dict, next_functions: tuple, saved_inputs, saved_outputs, input_meta, output_meta) -> None:
         # Node.__init__, inlined: one of these is made for every recorded op
@@ -114,8 +114,16 @@ class OpNode(Node):
         self.attrs = attrs
         self.saved_inputs = saved_inputs  # tuple of (tensor, version) | None, or None once freed
         self.saved_outputs = saved_outputs
-        self.input_meta = input_meta  # (shape, dtype) per input: for zero gradients and checks
+        self._input_meta = input_meta  # (shape, dtype) per input; None: read off the saved inputs when asked
         self.output_meta = output_meta
+
+    @property
+    def input_meta(self) -> tuple:
+        """(shape, dtype) per input: for zero gradients and checks."""
+        meta = self._input_meta
+        if meta is None:
+            meta = self._input_meta = tuple([(t._shape, t._dtype) for t, _ in self.saved_inputs])
+        return meta
 
     def name(self) -> str:
         return backward_name(self.op.name)
@@ -153,6 +161,8 @@ class OpNode(Node):
         return unpack_saved(self, saved)
 
     def release(self) -> None:
+        if self._input_meta is None and self.saved_inputs is not None:
+            self.input_meta  # noqa: B018 - read off the saved inputs before they go
         self.saved_inputs = self.saved_outputs = None
 
     def apply(self, grads: tuple) -> tuple:

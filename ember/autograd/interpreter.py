@@ -84,17 +84,21 @@ class AutogradInterpreter(Interpreter):
             for t, _ in saved_inputs:
                 t._storage._watched = True  # its in-place writes will note their file:line
         n = len(inputs)
+        input_meta = None  # the node reads it off its saved inputs when asked
         if n == 2:  # the common binary op, without building lists
             a, b = inputs
             next_functions = (_edge(a), _edge(b))
-            input_meta = ((a._shape, a._dtype), (b._shape, b._dtype))
+            if saved_inputs is None:
+                input_meta = ((a._shape, a._dtype), (b._shape, b._dtype))
         elif n == 1:
             t = inputs[0]
             next_functions = (_edge(t),)
-            input_meta = ((t._shape, t._dtype),)
+            if saved_inputs is None:
+                input_meta = ((t._shape, t._dtype),)
         else:
             next_functions = tuple([_edge(t) for t in inputs])
-            input_meta = tuple([(t._shape, t._dtype) for t in inputs])
+            if saved_inputs is None:
+                input_meta = tuple([(t._shape, t._dtype) for t in inputs])
         previous = _state.enabled
         _state.enabled = False
         try:

@@ -111,7 +111,7 @@ class CopySlices(OpNode):
         self.op = op
         self.attrs = fn.attrs if fn is not None else {}
         self.saved_inputs = self.saved_outputs = None
-        self.input_meta = (meta, *(fn.input_meta if fn is not None else ()))
+        self._input_meta = (meta, *(fn.input_meta if fn is not None else ()))
         self.output_meta = (meta,)
         self.fn = fn
         self.self_index = self_index
