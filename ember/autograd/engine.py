@@ -117,7 +117,8 @@ def _execute(roots: list, retain_graph: bool, create_graph: bool, capture: dict 
                 if accumulate:
                     _accumulate(node.variable, grads[0], create_graph, owned)
                 continue
-            _apply_tensor_hooks(node, grads, owned)
+            if TENSOR_HOOKS._items or RETAINS_GRAD._items:  # listing the maps costs ~1 us a node: only when used
+                _apply_tensor_hooks(node, grads, owned)
             grad_inputs = node.apply(grads)
             for hook in node._post_hooks:
                 changed = hook(grad_inputs, grads)
