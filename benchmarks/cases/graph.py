@@ -98,16 +98,21 @@ def _session():
     return {"ember": lambda: sess.run(total, {pa: a, pb: b}), "ember[eager a+b]": lambda: (ea + eb).numpy()}
 
 
+def _session_of(model, features: int):
+    """A Session over ``model`` called on a (None, features) placeholder: (session, placeholder, output)."""
+    g = ember.Graph()
+    with g.as_default():
+        px = ember.placeholder(ember.float32, (None, features))
+        out = model(px)
+    return ember.Session(graph=g), px, out
+
+
 @case("graph/Session.run TinyModel forward with a fed batch of 64", compare=(Compare("session/eager", "ember[session]", "ember"),))
 def _session_forward():
     rng = np.random.default_rng(0)
     x = rng.standard_normal((64, 100)).astype(np.float32)
     model = enn.Sequential(enn.Linear(100, 200), enn.ReLU(), enn.Linear(200, 10))
-    g = ember.Graph()
-    with g.as_default():
-        px = ember.placeholder(ember.float32, (None, 100))
-        out = model(px)
-    sess = ember.Session(graph=g)
+    sess, px, out = _session_of(model, 100)
     ex = ember.from_numpy(x)
 
     def eager():
@@ -137,11 +142,7 @@ def _mlp_memory():
     rng = np.random.default_rng(0)
     x = ember.from_numpy(rng.standard_normal((256, 784)).astype(np.float32))
     model = enn.Sequential(enn.Linear(784, 1024), enn.ReLU(), enn.Linear(1024, 1024), enn.ReLU(), enn.Linear(1024, 10))
-    g = ember.Graph()
-    with g.as_default():
-        px = ember.placeholder(ember.float32, (None, 784))
-        out = model(px)
-    sess = ember.Session(graph=g)
+    sess, px, out = _session_of(model, 784)
     compiled = ember.compile(model)
 
     def eager():

@@ -25,19 +25,21 @@ __all__ = ["CompiledCall", "backward_for"]
 class _Backward:
     """The backward plan of a compiled call and how its inputs and results line up."""
 
-    def __init__(self, plan: Plan, arrays, wrt: list, n_inputs: int, diff_outs: list, written: list, session) -> None:
+    def __init__(self, plan: Plan, arrays, wrt: list, n_inputs: int, diff_outs: list, written: list, out_meta: list, session) -> None:
         self.plan = plan
         self.arrays = arrays
         self.wrt = wrt  # input positions whose gradient the plan computes, in its fetch order
         self.n_inputs = n_inputs
         self.diff_outs = diff_outs  # output positions that carry a gradient, in the plan's grad_ys order
         self.written = written  # input positions the forward writes in place (snapshotted)
+        self.out_meta = out_meta  # the outputs' graph tensors: shape and dtype of a missing output gradient
         self.session = session
 
     def run(self, inputs: tuple, grads: tuple) -> list:
-        from .. import zeros_like
+        from .. import zeros
 
-        ys = [grads[k] if grads[k] is not None else zeros_like(self.out_meta[k]) for k in self.diff_outs]
+        meta = self.out_meta
+        ys = [grads[k] if grads[k] is not None else zeros(tuple(meta[k]._shape), dtype=meta[k]._dtype) for k in self.diff_outs]
         feeds = [t if t.is_contiguous() else t.contiguous() for t in (*inputs, *ys)]
         if self.arrays is not None:
             results = [wrap(a, owner) for a, owner in self.arrays.run([t._host_array() for t in feeds])]
@@ -75,9 +77,7 @@ def backward_for(graph, out_tensors: list, feeds: list, captured: list, n_args: 
         arrays = None
     ids = {id(t): n_args + i for i, t in enumerate(captured)}
     written = sorted(ids[id(t)] for t, _ in writes if id(t) in ids)
-    backward = _Backward(plan, arrays, wrt, len(feeds), diff, written, _NoSession())
-    backward.out_meta = list(out_tensors)
-    return backward
+    return _Backward(plan, arrays, wrt, len(feeds), diff, written, list(out_tensors), _NoSession())
 
 
 class CompiledCall(Function):

@@ -36,7 +36,7 @@ class _Op:
 class _Specialised:
     """What ``ArrayPlan`` reads of a plan, with variables as feeds and assignments as arithmetic."""
 
-    def __init__(self, plan, variables: dict) -> None:
+    def __init__(self, plan) -> None:
         self.template = plan.template
         self.fetch_slots = list(plan.fetch_slots)
         self.feed_slots = list(plan.feed_slots)
@@ -135,7 +135,7 @@ def specialize(plan, feed_values: list):
         for j, var in binds:
             env[var] = v._shape[j]
     try:
-        spec = _Specialised(plan, {})
+        spec = _Specialised(plan)
         user = len(plan.fetch_slots)
         # a write computed straight into its variable where nothing later reads the old value
         targets = {spec.fetch_slots[k]: spec.var_slot[var] for k, var in spec.writes}

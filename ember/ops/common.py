@@ -9,7 +9,7 @@ from __future__ import annotations
 from .._core import dtype as _dt
 from .._core.shape import wrap_dim
 
-__all__ = ["broadcast_pair", "check_dtype", "normalize_dims", "wrap_dim"]
+__all__ = ["broadcast_pair", "check_dtype", "normalize_dims", "wants_grad", "wrap_dim"]
 
 
 def broadcast_pair(a: tuple, b: tuple) -> tuple:
@@ -65,3 +65,13 @@ def sum_to(grad, shape: tuple):
     dims = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and grad._shape[lead + i] != 1)
     out = grad.sum(dim=dims, keepdim=True) if dims else grad
     return out.reshape(shape) if out._shape != tuple(shape) else out
+
+
+def wants_grad(ctx, i: int) -> bool:
+    """Whether a derivative's input ``i`` needs a gradient: floating or complex, and its edge
+    leads somewhere (saves computing the rest)."""
+    dtype = ctx.input_meta[i][1]
+    if not (dtype.is_floating_point or dtype.is_complex):
+        return False
+    node = getattr(ctx, "_node", None)
+    return node is None or node.next_functions[i][0] is not None

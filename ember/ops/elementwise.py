@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 from .._core import dtype as _dt
 from ..dispatch import NO_ATTRS, OpExpr, dispatch
-from .common import broadcast_all, broadcast_pair, sum_to
+from .common import broadcast_all, broadcast_pair, sum_to, wants_grad
 from .functor import FUNCTORS
 
 __all__ = ["BINARY_OPS", "UNARY_OPS", "binary", "check_kinds", "to_float", "unary"]
@@ -716,13 +716,7 @@ def _cjs(v):
     return v.conjugate() if isinstance(v, complex) else v
 
 
-def _wants(ctx, i: int) -> bool:
-    """Whether input ``i`` needs a gradient (its edge leads somewhere): saves computing the rest."""
-    dtype = ctx.input_meta[i][1]
-    if not (dtype.is_floating_point or dtype.is_complex):
-        return False
-    node = getattr(ctx, "_node", None)
-    return node is None or node.next_functions[i][0] is not None
+_wants = wants_grad
 
 
 def _reduce(g, ctx, i):

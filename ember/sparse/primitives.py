@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from .._core import dtype as _dt
 from ..dispatch import OpExpr, dispatch
+from ..ops.common import wants_grad
 
 __all__ = [
     "DENSE_MATMUL",
@@ -133,13 +134,7 @@ def _check_components(op: str, indices, values, dense_shape=None) -> None:
         raise TypeError(f"{op}(): dense_shape must be a 1-D int64 tensor, got a {dense_shape.ndim}-D {dense_shape._dtype} tensor")
 
 
-def _wants(ctx, i: int) -> bool:
-    """Whether input ``i`` needs a gradient: floating/complex, and its edge leads somewhere."""
-    dtype = ctx.input_meta[i][1]
-    if not (dtype.is_floating_point or dtype.is_complex):
-        return False
-    node = getattr(ctx, "_node", None)
-    return node is None or node.next_functions[i][0] is not None
+_wants = wants_grad
 
 
 def _cj(t):

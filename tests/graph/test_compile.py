@@ -193,3 +193,13 @@ def test_a_session_runs_a_fed_batch_in_row_blocks_too():
         np.testing.assert_allclose(got, model(ember.from_numpy(feed)).numpy(), rtol=1e-5, atol=1e-5)
     (runner,) = [r for _, _, plan in sess._plans.values() for r in plan.specialised.values()]
     assert "for r0 in range" in runner.arrays.source
+
+
+def test_backward_through_a_compiled_call_with_an_unused_output():
+    w = ember.randn(3, requires_grad=True)
+    compiled = ember.compile(lambda x: (x * w, (x + w).exp()))
+    x = ember.randn(3)
+    for _ in range(3):
+        first, _unused = compiled(x)
+        (grad,) = ember.autograd.grad(first.sum(), [w])
+    np.testing.assert_allclose(grad.numpy(), x.numpy(), rtol=1e-6)
