@@ -81,6 +81,8 @@ def _dependencies(roots: list) -> dict:
 
 
 def _execute(roots: list, retain_graph: bool, create_graph: bool, capture: dict | None, accumulate: bool) -> None:
+    # This loop runs once per node of every backward, so it is written flat (locals, no helper
+    # calls for the common single-output node).
     deps = _dependencies(roots)
     buffers: dict = {}  # node -> list of summed gradients, one per node output
     owned = {id(g) for _, _, g, _ in roots}  # gradients a leaf may not keep without a copy
@@ -91,18 +93,19 @@ def _execute(roots: list, retain_graph: bool, create_graph: bool, capture: dict 
         if deps.get(node, 0) == 0 and id(node) not in queued:
             queued.add(id(node))
             heapq.heappush(ready, (-node.sequence_nr, id(node), node))
+    push, pop = heapq.heappush, heapq.heappop
     previous = grad_mode.state.enabled
     grad_mode.state.enabled = create_graph
     try:
         while ready:
-            _, _, node = heapq.heappop(ready)
+            node = pop(ready)[2]
             grads = buffers.pop(node, None)
             if grads is None:  # no gradient reached this node: nothing to run, but its edges are done
                 for nxt, _ in node.next_functions:
                     if nxt is not None:
                         deps[nxt] -= 1
                         if deps[nxt] == 0:
-                            heapq.heappush(ready, (-nxt.sequence_nr, id(nxt), nxt))
+                            push(ready, (-nxt.sequence_nr, id(nxt), nxt))
                 continue
             grads = tuple(grads)
             for hook in node._pre_hooks:
@@ -113,7 +116,7 @@ def _execute(roots: list, retain_graph: bool, create_graph: bool, capture: dict 
                 for nr, g in enumerate(grads):
                     if (node, nr) in capture:
                         capture[(node, nr)] = g
-            if isinstance(node, AccumulateGrad):
+            if type(node) is AccumulateGrad:
                 if accumulate:
                     _accumulate(node.variable, grads[0], create_graph, owned)
                 continue
@@ -124,17 +127,30 @@ def _execute(roots: list, retain_graph: bool, create_graph: bool, capture: dict 
                 changed = hook(grad_inputs, grads)
                 if changed is not None:
                     grad_inputs = tuple(changed)
-            if not retain_graph and hasattr(node, "release"):
-                node.release()
+            if not retain_graph:
+                release = getattr(node, "release", None)
+                if release is not None:
+                    release()
+            n_grads = len(grad_inputs)
             for i, (nxt, nr) in enumerate(node.next_functions):
                 if nxt is None:
                     continue
-                g = grad_inputs[i] if i < len(grad_inputs) else None
+                g = grad_inputs[i] if i < n_grads else None
                 if g is not None:
-                    _add(buffers, nxt, nr, g)
-                deps[nxt] -= 1
-                if deps[nxt] == 0:
-                    heapq.heappush(ready, (-nxt.sequence_nr, id(nxt), nxt))
+                    slots = buffers.get(nxt)
+                    if slots is None:
+                        meta = getattr(nxt, "output_meta", None)
+                        n = len(meta) if meta else 1
+                        slots = buffers[nxt] = [None] * (n if n > nr else nr + 1)
+                        slots[nr] = g
+                    elif slots[nr] is None:
+                        slots[nr] = g
+                    else:
+                        slots[nr] = slots[nr] + g
+                left = deps[nxt] - 1
+                deps[nxt] = left
+                if left == 0:
+                    push(ready, (-nxt.sequence_nr, id(nxt), nxt))
     finally:
         grad_mode.state.enabled = previous
 

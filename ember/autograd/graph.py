@@ -168,21 +168,35 @@ class OpNode(Node):
     def apply(self, grads: tuple) -> tuple:
         if self.saved_inputs is None and self.saved_outputs is None and _needs_saved(self.op):
             raise RuntimeError(FREED)
-        if None in grads:  # an output nobody used: its gradient is zero (integer outputs keep None)
-            from ..ops import functional
-
-            grads = tuple(
-                functional.zeros(shape, dtype=dtype) if g is None and (dtype.is_floating_point or dtype.is_complex) else g
-                for g, (shape, dtype) in zip(grads, self.output_meta, strict=False)
-            )
-        ctx = Context(self)
-        result = self.op.derivative(ctx, *grads)
-        result = result if isinstance(result, tuple) else (result,)
+        for g in grads:  # (`None in grads` would compare each tensor with None, elementwise)
+            if g is None:
+                grads = self._zeros_for_missing(grads)
+                break
+        result = self.op.derivative(Context(self), *grads)
+        if type(result) is not tuple:
+            result = (result,)
         # each gradient has its input's dtype (PyTorch's validate_outputs): no float64 leaks into a float32 leaf
+        meta = self._input_meta or self.input_meta
+        for i, g in enumerate(result):
+            if g is not None and i < len(meta) and g._dtype is not meta[i][1]:
+                return _cast_to_inputs(result, meta)
+        return result
+
+    def _zeros_for_missing(self, grads: tuple) -> tuple:
+        """An output nobody used has gradient zero (integer outputs keep None)."""
+        from ..ops import functional
+
         return tuple(
-            g if g is None or g._dtype is meta[1] or not (meta[1].is_floating_point or meta[1].is_complex) else g.to(meta[1])
-            for g, meta in zip(result, self.input_meta, strict=False)
+            functional.zeros(shape, dtype=dtype) if g is None and (dtype.is_floating_point or dtype.is_complex) else g
+            for g, (shape, dtype) in zip(grads, self.output_meta, strict=False)
         )
+
+
+def _cast_to_inputs(result: tuple, meta: tuple) -> tuple:
+    return tuple(
+        g if g is None or g._dtype is m[1] or not (m[1].is_floating_point or m[1].is_complex) else g.to(m[1])
+        for g, m in zip(result, meta, strict=False)
+    )
 
 
 def unpack_saved(node: Node, saved: tuple) -> tuple:

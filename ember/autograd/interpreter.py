@@ -223,11 +223,23 @@ def note_write_site(storage) -> None:
         WRITE_SITES[storage] = _user_site()
 
 
+# code object -> whether it is ember's own (a module of the package, or generated code): the
+# walk to the user's frame runs on every in-place write to a saved storage (an optimizer step)
+_INTERNAL_CODE: dict = {}
+
+
 def _user_site() -> str:
     frame = sys._getframe(2)
+    internal = _INTERNAL_CODE
     while frame is not None:
-        name = frame.f_globals.get("__name__", "")
-        if not name.startswith("ember.") and not frame.f_code.co_filename.startswith("<ember"):
-            return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+        code = frame.f_code
+        ours = internal.get(code)
+        if ours is None:
+            if len(internal) > 4096:  # code made at run time (exec, lambdas of generated modules) stays bounded
+                internal.clear()
+            name = frame.f_globals.get("__name__", "")
+            ours = internal[code] = name.startswith("ember.") or code.co_filename.startswith("<ember")
+        if not ours:
+            return f"{code.co_filename}:{frame.f_lineno}"
         frame = frame.f_back
     return "<unknown>"

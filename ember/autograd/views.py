@@ -34,15 +34,10 @@ import weakref
 import numpy as np
 
 from .._core.shape import is_contiguous
+from ..ops.common import functional as _F
 from .graph import Node, OpNode, TensorMap
 
 __all__ = ["AsStridedBackward0", "CopySlices", "live_views", "register_view", "view_index"]
-
-
-def _F():
-    from ..ops import functional
-
-    return functional
 
 
 def geometry(t) -> tuple:

@@ -129,6 +129,10 @@ class EagerLocalInterpreter(Interpreter):
         if n == 2 and not attrs:
             a, b = inputs
             specs = self._cache.get((op, a._shape, a._dtype, b._shape, b._dtype)) or self.infer(op, inputs, attrs)
+        elif n == 2 and op.attr_key is not None:
+            a, b = inputs
+            key = ((op, a._shape, a._dtype, b._shape, b._dtype), op.attr_key(attrs))
+            specs = self._cache.get(key) or self.infer(op, inputs, attrs)
         elif n == 1:
             a = inputs[0]
             if not attrs:
@@ -232,7 +236,7 @@ def _check_outputs(op: OpExpr, specs: tuple, outputs: tuple, device: Device) -> 
             )
         if out._dtype is not spec.dtype and not _dt.can_cast_result(spec.dtype, out._dtype):
             raise RuntimeError(f"{op.name}(): result type {spec.dtype.name} can't be cast to the desired output type {out._dtype.name}")
-        if out._storage._device != device:
+        if out._storage._device is not device and out._storage._device != device:
             raise RuntimeError(
                 f"Expected all tensors to be on the same device, but found at least two devices, {device} (input) and {out.device} (output)!"
             )

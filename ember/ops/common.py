@@ -6,10 +6,34 @@
 
 from __future__ import annotations
 
+import functools
+
 from .._core import dtype as _dt
 from .._core.shape import wrap_dim
 
-__all__ = ["broadcast_pair", "check_dtype", "normalize_dims", "wants_grad", "wrap_dim"]
+__all__ = ["broadcast_pair", "check_dtype", "functional", "grad_recording", "normalize_dims", "wants_grad", "wrap_dim"]
+
+
+@functools.cache
+def functional():
+    """``ember.ops.functional``, for derivatives: it is generated after the op modules load, so
+    it is fetched on first use (an import statement in a function costs ~0.7 us a call)."""
+    from . import functional as module
+
+    return module
+
+
+@functools.cache
+def _grad_mode_state():
+    from ..autograd.grad_mode import state
+
+    return state
+
+
+def grad_recording() -> bool:
+    """Whether grad mode is on. A derivative running with it off (backward without
+    ``create_graph``) records nothing, so it may take a one-kernel form."""
+    return _grad_mode_state().enabled
 
 
 def broadcast_pair(a: tuple, b: tuple) -> tuple:

@@ -21,7 +21,8 @@ from collections.abc import Callable
 
 from .._core import dtype as _dt
 from ..dispatch import NO_ATTRS, OpExpr, dispatch
-from .common import broadcast_all, broadcast_pair, sum_to, wants_grad
+from .common import broadcast_all, broadcast_pair, grad_recording, sum_to, wants_grad
+from .common import functional as _F
 from .functor import FUNCTORS
 
 __all__ = ["BINARY_OPS", "UNARY_OPS", "binary", "check_kinds", "to_float", "unary"]
@@ -455,6 +456,9 @@ def _infer_add_alpha(attrs, a, b):
     return ((broadcast_pair(a._shape, b._shape), dtype),)
 
 
+_add_alpha.attr_key = lambda attrs: type(attrs["alpha"])  # the rule reads alpha's type, never its value
+
+
 _ONE = 1  # ``alpha is _ONE``: CPython shares the small ints, so a default alpha costs one identity test
 
 
@@ -701,12 +705,6 @@ _SQRT_2_OVER_PI = 0.7978845608028654
 _GELU_C = 0.044715
 
 
-def _F():
-    from . import functional
-
-    return functional
-
-
 def _cj(t):
     return t.conj() if t._dtype.is_complex else t
 
@@ -851,9 +849,22 @@ def _neg_grad(ctx, g):
 # --- unary functions -----------------------------------------------------------------------
 
 
+# relu's input gradient in one kernel, for backward without create_graph: one dispatch in place
+# of a comparison and a product (``g * (y > 0)`` is what double backward differentiates)
+_THRESHOLD_BACKWARD = OpExpr("threshold_backward", ("grad_output", "output"), ("grad_input",))
+_THRESHOLD_BACKWARD.differentiable = False  # used only where no graph is recorded (grad mode off)
+
+
+@_THRESHOLD_BACKWARD.shape_rule
+def _threshold_backward_infer(attrs, g, y):
+    return ((y._shape, y._dtype),)
+
+
 @_unary("relu", saves="outputs")
 def _relu_grad(ctx, g):
     (y,) = ctx.outputs
+    if not grad_recording() and g._dtype is y._dtype and y._dtype in (_dt.float32, _dt.float64) and g._shape == y._shape:
+        return dispatch(_THRESHOLD_BACKWARD, (g, y), {"threshold": 0.0})[0]
     return g * (y > 0)
 
 

@@ -33,6 +33,7 @@ from .._core.tensor import Tensor, empty_tensor
 from ..dispatch import NO_ATTRS, OpExpr, dispatch
 from ..interop.numpy import from_numpy
 from .common import broadcast_pair
+from .common import functional as _F
 from .functor import FUNCTORS, functor
 from .shape import run_view, view_op
 
@@ -1016,12 +1017,6 @@ def bucketize_scalar(input, boundaries, out_int32=False, right=False, out=None):
 # Written with ember's ops (so they differentiate again). Index inputs get no gradient (None).
 # Gathers go back as scatter-adds into zeros and the other way round; where an op overwrites
 # positions, the destination's gradient has them zeroed.
-
-
-def _F():
-    from . import functional
-
-    return functional
 
 
 def _zeros(meta):

@@ -26,6 +26,7 @@ from .._core.shape import wrap_dim
 from .._core.tensor import Tensor
 from ..dispatch import NO_ATTRS, OpExpr, dispatch
 from .common import broadcast_pair
+from .common import functional as _F
 from .functor import functor
 from .reduction import reduce_dims, reduced_shape, return_types, torch_name
 
@@ -804,12 +805,6 @@ def trace(input):
 # ember's ops so they differentiate again. Complex inputs follow the conjugate Wirtinger
 # convention where the formula is a plain matrix identity; the decompositions are written and
 # tested for real inputs.
-
-
-def _F():
-    from . import functional
-
-    return functional
 
 
 def _LA():

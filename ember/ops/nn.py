@@ -23,7 +23,8 @@ from .._core.generator import default_generator
 from .._core.shape import Size, wrap_dim
 from .._core.tensor import empty_tensor
 from ..dispatch import OpExpr, dispatch
-from .common import broadcast_pair
+from .common import broadcast_pair, grad_recording
+from .common import functional as _F
 from .functor import functor
 
 __all__: list[str] = []
@@ -347,7 +348,7 @@ def linear(input, weight, bias):
     if bias._dtype is not input._dtype:
         raise RuntimeError(f"linear(): bias must have the same dtype as input, but got {bias._dtype.name} and {input._dtype.name}")
     try:
-        fits = broadcast_pair(out_shape, bias._shape) == out_shape
+        fits = bias._shape == out_shape[-1:] or broadcast_pair(out_shape, bias._shape) == out_shape
     except RuntimeError:
         fits = False
     if not fits:
@@ -1111,12 +1112,6 @@ def scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_cau
 # ctx.outputs are the saved tensors, ctx.input_meta their (shape, dtype)
 
 
-def _F():
-    from . import functional
-
-    return functional
-
-
 def _needs(ctx, i: int) -> bool:
     """Whether input ``i`` of the node wants a gradient (its edge leads somewhere)."""
     edges = ctx._node.next_functions
@@ -1187,9 +1182,7 @@ def _nll_fast_grad(ctx, g, x, target):
         return None  # some targets are ignored: the general formula masks them
     F = _F()
     reduction = attrs["reduction"]
-    from ..autograd.grad_mode import state as grad_state
-
-    if attrs["log_softmax"] and not grad_state.enabled and x._dtype in (_dt.float32, _dt.float64) and g._dtype is x._dtype:
+    if attrs["log_softmax"] and not grad_recording() and x._dtype in (_dt.float32, _dt.float64) and g._dtype is x._dtype:
         return (dispatch(_CE_BACKWARD, (g, x, target), {"reduction": reduction})[0], None)
     if reduction == "mean":
         scale = g / rows if attrs["log_softmax"] else g / -rows
@@ -1421,12 +1414,41 @@ def _kl_div_grad(ctx, g):
 # --- linear, bilinear
 
 
+# linear's gradients in one kernel, for backward without create_graph: one dispatch in place of
+# a matmul, a transpose, a matmul and a sum (the composite below is what double backward and
+# graph-mode gradients differentiate). ``output_mask`` says which of the three to compute.
+_LINEAR_BACKWARD = OpExpr("linear_backward", ("grad_output", "input", "weight"), ("grad_input", "grad_weight", "grad_bias"))
+_LINEAR_BACKWARD.differentiable = False  # used only where no graph is recorded (grad mode off)
+
+
+@_LINEAR_BACKWARD.shape_rule
+def _linear_backward_infer(attrs, g, x, w):
+    specs = ((x._shape, x._dtype), (w._shape, w._dtype), ((w._shape[0],), w._dtype))
+    return tuple(spec for spec, need in zip(specs, attrs["output_mask"], strict=True) if need)
+
+
+def _linear_fast_grad(ctx, g, x, w, bias):
+    """The common case in one kernel: a 2-D weight, one float32/float64 dtype throughout, a
+    bias of the output's width (or none); ``None`` when the case does not apply."""
+    dtype = x._dtype
+    if grad_recording() or w.ndim != 2 or dtype not in (_dt.float32, _dt.float64) or w._dtype is not dtype or g._dtype is not dtype:
+        return None
+    if bias and (bias[0]._shape != (w._shape[0],) or bias[0]._dtype is not dtype):
+        return None
+    mask = (_needs(ctx, 0), _needs(ctx, 1), bool(bias) and _needs(ctx, 2))
+    results = iter(dispatch(_LINEAR_BACKWARD, (g, x, w), {"output_mask": mask}) if any(mask) else ())
+    return tuple(next(results) if need else None for need in mask[: 2 + len(bias)])
+
+
 @_LINEAR.grad_rule(saves="inputs")
 def _linear_grad(ctx, g):
     from .common import sum_to
 
     F = _F()
     x, w, *bias = ctx.inputs
+    fast = _linear_fast_grad(ctx, g, x, w, bias)
+    if fast is not None:
+        return fast
     k = x._shape[-1]
     rows = math.prod(x._shape[:-1])
     grad_x = grad_w = None

@@ -19,6 +19,7 @@ from .._core import dtype as _dt
 from .._core.shape import wrap_dim
 from ..dispatch import OpExpr, dispatch
 from .common import check_dtype
+from .common import functional as _F
 from .functor import functor
 
 __all__ = ["reduce_dims", "reduced_shape", "return_types", "torch_name"]
@@ -392,12 +393,6 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None, out=None):
 # ---------------------------------------------------------------------------------------
 # derivatives (PyTorch's formulas, derivatives.yaml / FunctionsManual), written with ember's ops
 # so they differentiate again; integer inputs get no gradient
-
-
-def _F():
-    from . import functional
-
-    return functional
 
 
 def _float_input(ctx, i: int = 0) -> bool:

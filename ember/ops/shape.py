@@ -28,6 +28,7 @@ from .._core.shape import compute_view_stride, infer_size, normalize_size_args, 
 from .._core.tensor import Tensor
 from ..dispatch import NO_ATTRS, OpExpr, dispatch
 from ..dispatch import interpreter as _interp
+from .common import functional as _F
 from .functor import FUNCTORS, functor
 
 __all__ = ["VIEW_OPS", "run_view"]
@@ -729,12 +730,6 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
 # Written with ember's ops (so they differentiate again). View ops undo their layout change on
 # the gradient; ops that read input positions several times (or some not at all) add the
 # gradient back with ``index_add`` at the positions they read (``_positions``).
-
-
-def _F():
-    from . import functional
-
-    return functional
 
 
 def _positions(op: OpExpr, attrs: dict, shape: tuple) -> tuple:

@@ -12,6 +12,7 @@ import numpy as np
 
 from .._core import dtype as _dt
 from .._core.tensor import Tensor
+from ..ops.common import functional as _F
 from . import primitives as P
 from .tensor import SparseTensor, as_sparse, graph_scope, lazy_interpreter
 
@@ -27,12 +28,6 @@ __all__ = [
     "sparse_tensor_to_dense",
     "sparse_transpose",
 ]
-
-
-def _F():
-    from ..ops import functional
-
-    return functional
 
 
 def _tensor(x, dtype, op: str, arg: str) -> Tensor:

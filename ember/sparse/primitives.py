@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from .._core import dtype as _dt
 from ..dispatch import OpExpr, dispatch
+from ..ops.common import functional as _F
 from ..ops.common import wants_grad
 
 __all__ = [
@@ -41,12 +42,6 @@ __all__ = [
     "scatter_nd_add",
     "to_dense",
 ]
-
-
-def _F():
-    from ..ops import functional
-
-    return functional
 
 
 # ---------------------------------------------------------------------------------------

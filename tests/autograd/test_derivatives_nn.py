@@ -421,3 +421,88 @@ def test_cross_entropy_backward_kernel_equals_the_composite_formula(reduction, s
         (g,) = ember.autograd.grad(loss.sum() * 1.5, [xi], create_graph=create_graph)
         grads.append(g.detach().numpy())
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-6, atol=1e-7)
+
+
+def _count_kernel_calls(monkeypatch, op_name):
+    """Wrap ``op_name``'s CPU kernel; the list it returns grows by one per call."""
+    op = ember.dispatch.opexpr.OP_REGISTRY[op_name]
+    calls, kernel = [], op.kernels["cpu"]
+
+    def counted(outs, ins, attrs):
+        calls.append(attrs)
+        return kernel(outs, ins, attrs)
+
+    monkeypatch.setitem(op.kernels, "cpu", counted)
+    return calls
+
+
+@pytest.mark.parametrize("x_shape", [(6, 4), (2, 3, 4), (0, 4)])
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("x_grad", [True, False])
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64])
+def test_linear_backward_kernel_equals_the_composite_formula(monkeypatch, x_shape, bias, x_grad, dtype):
+    # without create_graph linear's derivative is one linear_backward kernel computing only the
+    # gradients asked for; with it, the composite of matmuls and a sum: both must agree
+    calls = _count_kernel_calls(monkeypatch, "linear_backward")
+    gen = ember.Generator().manual_seed(1)
+    x = ember.randn(*x_shape, generator=gen, dtype=dtype)
+    w = ember.randn(5, 4, generator=gen, dtype=dtype)
+    b = ember.randn(5, generator=gen, dtype=dtype) if bias else None
+    upstream = ember.randn(5, *x_shape[:-1], generator=gen, dtype=dtype).mT if len(x_shape) == 2 else None  # non-contiguous
+    results = []
+    for create_graph in (False, True):
+        leaves = [x.clone().requires_grad_(x_grad), w.clone().requires_grad_(), *([b.clone().requires_grad_()] if bias else [])]
+        y = F.linear(leaves[0], leaves[1], leaves[2] if bias else None)
+        wanted = [t for t in leaves if t.requires_grad]
+        grads = ember.autograd.grad(y, wanted, upstream if upstream is not None else ember.ones_like(y), create_graph=create_graph)
+        results.append([g.detach().numpy() for g in grads])
+    assert len(calls) == 1 and calls[0]["output_mask"] == (x_grad, True, bias)
+    for fast, composite in zip(*results, strict=True):
+        np.testing.assert_allclose(fast, composite, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64])
+def test_relu_backward_kernel_equals_the_composite_formula(monkeypatch, dtype):
+    calls = _count_kernel_calls(monkeypatch, "threshold_backward")
+    x = ember.tensor([[-1.0, 0.0, 2.0, float("nan")], [3.0, -0.0, float("inf"), -float("inf")]], dtype=dtype)
+    g = ember.arange(8, dtype=dtype).reshape(4, 2).mT  # a non-contiguous upstream gradient
+    results = []
+    for create_graph in (False, True):
+        xi = x.clone().requires_grad_()
+        (gx,) = ember.autograd.grad(F.relu(xi), [xi], g, create_graph=create_graph)
+        results.append(gx.detach().numpy())
+    assert len(calls) == 1
+    np.testing.assert_array_equal(results[0], results[1])
+    np.testing.assert_array_equal(results[0], np.where(x.numpy() > 0, g.numpy(), 0))
+
+
+@pytest.mark.parametrize("case", ["plain", "ignored", "infinite row", "nan"])
+def test_cross_entropy_mean_fast_kernel_equals_the_general_path(case):
+    # the mean over (N, C) rows with class indices has its own kernel; the sum divided by the
+    # number of counted targets takes the general one: both must agree, special values included
+    gen = ember.Generator().manual_seed(2)
+    x = ember.randn(6, 4, generator=gen, dtype=ember.float64)
+    target = ember.tensor([0, 3, 1, 2, 3, 0])
+    if case == "ignored":
+        kwargs = {"ignore_index": 1}  # one target is 1
+        counted = 5
+    else:
+        kwargs, counted = {}, 6
+    if case == "infinite row":
+        x[1, 2] = float("inf")
+    elif case == "nan":
+        x[4, 0] = float("nan")
+    mean = F.cross_entropy(x, target, **kwargs).item()
+    total = F.cross_entropy(x, target, reduction="sum", **kwargs).item()
+    np.testing.assert_allclose(mean, total / counted, rtol=1e-12, equal_nan=True)
+    if case in ("plain", "ignored"):
+        logp = x.numpy() - np.log(np.exp(x.numpy()).sum(1, keepdims=True))
+        keep = target.numpy() != kwargs.get("ignore_index", -100)
+        np.testing.assert_allclose(mean, -logp[np.arange(6), target.numpy()][keep].mean(), rtol=1e-12)
+
+
+def test_cross_entropy_mean_fast_kernel_refuses_out_of_range_targets():
+    x = ember.zeros(3, 4)
+    for bad in (4, -1):
+        with pytest.raises(IndexError, match=f"Target {bad} is out of bounds"):
+            F.cross_entropy(x, ember.tensor([0, bad, 1]))

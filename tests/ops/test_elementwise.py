@@ -893,3 +893,24 @@ def test_ieee_special_results_are_silent_like_pytorch():
     run = subprocess.run([sys.executable, "-W", "error", "-c", code], capture_output=True, text=True, check=False)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "[nan, 0.0] [inf, -inf] [inf, nan]"
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("alpha", [-0.01, 3, 2**40])
+def test_add_alpha_in_place_with_aliasing(dtype, alpha):
+    # an optimizer step's p.add_(g, alpha=-lr) has its own two-ufunc kernel for float32/float64;
+    # writing into either operand (or both being one tensor) must give a + alpha * b
+    rng = np.random.default_rng(3)
+    a_np, b_np = rng.standard_normal((2, 5, 3)).astype(dtype)
+    with np.errstate(over="ignore"):  # 2**40 is inf in float16, in ember as in NumPy
+        scale = np.asarray(alpha).astype(dtype)
+    expect = (a_np + b_np * scale).astype(dtype)
+    a, b = ember.tensor(a_np), ember.tensor(b_np)
+    a.add_(b, alpha=alpha)
+    np.testing.assert_allclose(a.numpy(), expect, rtol=1e-3 if dtype == "float16" else 1e-6)
+    a, b = ember.tensor(a_np), ember.tensor(b_np)
+    ember.add(a, b, alpha=alpha, out=b)
+    np.testing.assert_allclose(b.numpy(), expect, rtol=1e-3 if dtype == "float16" else 1e-6)
+    a = ember.tensor(a_np)
+    a.add_(a, alpha=alpha)
+    np.testing.assert_allclose(a.numpy(), (a_np + a_np * scale).astype(dtype), rtol=1e-3 if dtype == "float16" else 1e-6)

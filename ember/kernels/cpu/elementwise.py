@@ -220,14 +220,17 @@ def ufunc2(
     _register(name + "_scalar", kernel_scalar, silent=silent)
 
 
-def map2(name: str, fn, rule: str = "same", *, lower: bool = True, scalar: bool = True, finish=None) -> None:
+def map2(name: str, fn, rule: str = "same", *, lower: bool = True, scalar: bool = True, finish=None, first=None) -> None:
     """Tensor-tensor (and tensor-scalar) kernels from ``fn(a, b, attrs) -> array``; ``a`` and
     ``b`` arrive in the compute dtype (a scalar as a 0-d array). ``finish(out)``, if given,
-    runs on the output after the store, i.e. in the result dtype."""
+    runs on the output after the store, i.e. in the result dtype. ``first(outs, ins, attrs)``,
+    if given, is tried before the tensor-tensor kernel: True when it wrote the output."""
     rule_fn = RULES[rule]
     cache: dict = {}
 
     def kernel(outs, ins, attrs):
+        if first is not None and first(outs, ins, attrs):
+            return
         a, b = ins
         key = (a.dtype, b.dtype, _dt.get_default_dtype())
         types = cache.get(key)
@@ -647,7 +650,29 @@ def _add_alpha(a, b, attrs):
     return a + b * _scalar_array(alpha, a.dtype, a.dtype)
 
 
-map2("add_alpha", _add_alpha, scalar=False)
+def _add_alpha_same_float(outs, ins, attrs) -> bool:
+    """An optimizer's ``p.add_(g, alpha=-lr)``: one float32/float64 dtype throughout and a real
+    alpha, in two ufunc calls (``b * alpha`` is a fresh temporary, so any aliasing is safe)."""
+    out = outs[0]
+    a, b = ins
+    dtype = out.dtype
+    alpha = attrs["alpha"]
+    if a.dtype != dtype or b.dtype != dtype or dtype.kind != "f" or dtype.itemsize < 4:
+        return False
+    if type(alpha) is not float and not (type(alpha) is int and -(2**31) < alpha < 2**31):
+        return False
+    np.add(a, np.multiply(b, alpha, dtype=dtype), out=out)
+    return True
+
+
+map2("add_alpha", _add_alpha, scalar=False, first=_add_alpha_same_float)
+
+
+@register_kernel("threshold_backward")
+def _threshold_backward(outs, ins, attrs):
+    """The gradient where the output is above the threshold, zero elsewhere (and where it is NaN)."""
+    g, y = ins
+    np.multiply(g, np.greater(y, attrs["threshold"]), out=outs[0])
 
 
 # ---------------------------------------------------------------------------------------

@@ -88,12 +88,35 @@ def _classes_last(x: np.ndarray) -> np.ndarray:
     return np.moveaxis(x, 1, -1).reshape(rows, x.shape[1])
 
 
+def _cross_entropy_mean(out: np.ndarray, x: np.ndarray, target: np.ndarray, ignore_index: int) -> bool:
+    """Cross entropy of (N, C) rows against class indices, averaged: the training loop's case in
+    a few whole-array calls. False (nothing written) when a target is out of range or ignored, or
+    a row is not finite: the general path then says so or handles it."""
+    # (the ufuncs' reduce, not the array methods: each method call costs ~1 us more on small inputs)
+    lo, hi = np.minimum.reduce(target), np.maximum.reduce(target)
+    if lo < 0 or hi >= x.shape[1] or lo <= ignore_index <= hi:
+        return False
+    top = np.maximum.reduce(x, axis=1, keepdims=True)
+    if not np.isfinite(top).all():
+        return False
+    z = np.subtract(x, top)  # <= 0: exp cannot overflow, and each row's sum is >= 1
+    lse = np.log(np.add.reduce(np.exp(z), axis=1))
+    out[...] = np.add.reduce(lse - z[np.arange(x.shape[0]), target]) / x.shape[0]
+    return True
+
+
 def _nll_kernel(outs, ins, attrs):
     """nll_loss and cross_entropy (``log_softmax`` attr): class-index or probability targets."""
     out = outs[0]
     x, target = ins[0], ins[1]
     weight = ins[2] if len(ins) > 2 else None
     ct = compute_dtype(out.dtype)
+    if (
+        x.ndim == 2 and x.dtype == ct and x.size and weight is None and attrs["log_softmax"] and attrs["reduction"] == "mean"
+        and not attrs["probs"] and attrs["label_smoothing"] == 0
+        and _cross_entropy_mean(out, x, target, attrs["ignore_index"])
+    ):  # fmt: skip
+        return
     n_classes = x.shape[0] if x.ndim == 1 else x.shape[1]
     logp = _classes_last(x).astype(ct, copy=False)
     reduction, ls = attrs["reduction"], attrs["label_smoothing"]
@@ -270,6 +293,36 @@ def _linear(outs, ins, attrs):
         res += ins[2].astype(ct, copy=False)
     if not direct:
         store(out, res.reshape(out.shape))
+
+
+@register_kernel("linear_backward")
+def _linear_backward(outs, ins, attrs):
+    """linear's gradients, those ``output_mask`` asks for, in this order: grad_output @ weight,
+    grad_output^T @ input, grad_output summed over the rows (one dtype, float32 or float64)."""
+    g, x, w = ins
+    n_out, k = w.shape
+    rows = math.prod(x.shape[:-1])
+    g2 = g.reshape(rows, n_out)
+    results = iter(outs)
+    need_x, need_w, need_b = attrs["output_mask"]
+    if need_x:
+        _matmul_into(next(results), g2, w, (rows, k))
+    if need_w:
+        _matmul_into(next(results), g2.T, x.reshape(rows, k), (n_out, k))
+    if need_b:
+        out = next(results)
+        if out.flags.c_contiguous:
+            np.add.reduce(g2, axis=0, out=out)
+        else:
+            store(out, g2.sum(0))
+
+
+def _matmul_into(out: np.ndarray, a: np.ndarray, b: np.ndarray, shape: tuple) -> None:
+    """``a @ b`` written into ``out`` (straight into its buffer when it is contiguous)."""
+    if out.flags.c_contiguous:
+        np.matmul(a, b, out=out.reshape(shape))
+    else:
+        store(out, np.matmul(a, b).reshape(out.shape))
 
 
 @register_kernel("bilinear")
