@@ -175,6 +175,8 @@ def _check_leaf_write(op: OpExpr, outputs: tuple):
                 raise RuntimeError(NO_GRAD_VIEW)  # taken under no_grad, or without autograd (its history is unknown)
             if base.grad_fn is None:
                 raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+        elif not op.differentiable:
+            continue  # written without a derivative into a tensor without history: nothing to record
         if target is not None:
             raise NotImplementedError(f"{op.name}: an in-place op that writes into several views is not differentiable")
         target = out
@@ -217,10 +219,15 @@ def _refresh_views(base) -> None:
             v._requires_grad = True
 
 
-def note_write_site(storage) -> None:
-    """Remember where a storage that autograd saved tensors of was last written in place."""
-    if getattr(storage, "_watched", False):
-        WRITE_SITES[storage] = _user_site()
+def note_write_site(outputs: tuple) -> None:
+    """Remember where the storages that autograd saved tensors of were last written in place."""
+    site = None
+    for out in outputs:
+        storage = out._storage
+        if getattr(storage, "_watched", False):
+            if site is None:
+                site = _user_site()
+            WRITE_SITES[storage] = site
 
 
 # code object -> whether it is ember's own (a module of the package, or generated code): the

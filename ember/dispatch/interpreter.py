@@ -29,7 +29,7 @@ from .._core.tensor import Tensor
 from . import vm
 from .opexpr import OpExpr
 
-__all__ = ["EagerLocalInterpreter", "Interpreter", "current_interpreter", "dispatch", "interpreter_scope", "set_default_interpreter"]
+__all__ = ["EagerLocalInterpreter", "Interpreter", "current_interpreter", "dispatch", "interpreter_scope", "running_eagerly", "set_default_interpreter"]
 
 NO_ATTRS: dict = {}
 
@@ -248,8 +248,8 @@ def _bump_versions(outputs: tuple | None) -> None:
     if outputs is not None:
         for out in outputs:
             out._storage._version += 1
-            for hook in INPLACE_WRITE_HOOKS:
-                hook(out._storage)
+        for hook in INPLACE_WRITE_HOOKS:
+            hook(outputs)
 
 
 # ---------------------------------------------------------------------------------------
@@ -282,13 +282,19 @@ def set_default_interpreter(interpreter: Interpreter) -> Interpreter:
     return previous
 
 
-# Called with each storage an in-place op or out= writes (autograd notes where it happened).
+# Called with the tensors an in-place op or out= wrote (autograd notes where it happened).
 INPLACE_WRITE_HOOKS: list = []
 
 
 def current_interpreter() -> Interpreter:
     """The interpreter that ``dispatch`` uses on this thread now."""
     return _mode.interpreter
+
+
+def running_eagerly() -> bool:
+    """Whether this thread dispatches to the default interpreter: no graph is being built or
+    traced (a ``no_grad`` block is still eager)."""
+    return _mode.interpreter is _DEFAULT[0]
 
 
 @contextlib.contextmanager

@@ -6,7 +6,7 @@ kernels, then builds the functional API from ``schema.yaml`` and binds the Tenso
 
 from .._core.tensor import Tensor as _Tensor
 
-from . import conversion, creation, elementwise, indexing, linalg, nn, random, reduction, shape  # isort: skip
+from . import conversion, creation, elementwise, foreach, indexing, linalg, nn, random, reduction, shape  # isort: skip  # noqa: F401 - foreach: its users import it
 from ..kernels import cpu as _cpu_kernels  # noqa: F401 - registers the CPU kernels on the ops above
 
 from . import functional  # isort: skip - built last, from everything registered above

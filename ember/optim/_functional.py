@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ember
 from ember._core.tensor import Tensor
+from ember.dispatch.interpreter import running_eagerly
+from ember.ops.foreach import foreach_add_
 
 
 def step_counter() -> Tensor:
@@ -20,3 +22,27 @@ def addcmul_(t: Tensor, a: Tensor, b: Tensor, value: float = 1.0) -> Tensor:
 def addcdiv_(t: Tensor, a: Tensor, b: Tensor, value: float = 1.0) -> Tensor:
     """``t += value * a / b`` in place (ember has no ``addcdiv``)."""
     return t.add_(a / b, alpha=value)
+
+
+def add_all_(params: list, updates: list, alpha: float, foreach: bool | None) -> None:
+    """``params[i] += alpha * updates[i]`` for each i: one multi-tensor op when ``foreach`` is not
+    False and the pairs allow it (eager, one device, each pair one floating dtype and shape),
+    else one ``add_`` per parameter (always so while a graph is built or traced)."""
+    if foreach is not False and params and _foreach_fits(params, updates):
+        foreach_add_(params, updates, alpha=alpha)
+        return
+    for p, u in zip(params, updates, strict=True):
+        p.add_(u, alpha=alpha)
+
+
+def _foreach_fits(params: list, updates: list) -> bool:
+    if not running_eagerly():
+        return False
+    device = params[0]._storage._device
+    for p, u in zip(params, updates, strict=True):
+        dtype = p._dtype
+        if u._dtype is not dtype or u._shape != p._shape or not dtype.is_floating_point:
+            return False
+        if p._storage._device is not device or u._storage._device is not device:
+            return False
+    return True

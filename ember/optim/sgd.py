@@ -8,6 +8,9 @@ Per parameter, with ``g`` the gradient (negated when maximizing) and ``b`` the m
     g = g + momentum * b if nesterov else b
     p = p - lr * g
 
+The last line runs as one multi-tensor op over all the parameters (``ember.ops.foreach``)
+unless ``foreach=False``; while a graph is built or traced it is one ``add_`` per parameter.
+
 >>> p = ember.tensor([1.0]).requires_grad_()
 >>> opt = ember.optim.SGD([p], lr=0.5, momentum=0.9)
 >>> for _ in range(2):
@@ -22,13 +25,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ._functional import add_all_
 from .optimizer import Optimizer, _use_no_grad
 
 __all__ = ["SGD"]
 
 
 class SGD(Optimizer):
-    """PyTorch's ``torch.optim.SGD`` (the single-tensor, for-loop algorithm)."""
+    """PyTorch's ``torch.optim.SGD``; ``foreach`` as there (None: the multi-tensor update)."""
 
     def __init__(
         self,
@@ -40,6 +44,7 @@ class SGD(Optimizer):
         nesterov: bool = False,
         *,
         maximize: bool = False,
+        foreach: bool | None = None,
     ) -> None:
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
@@ -56,6 +61,7 @@ class SGD(Optimizer):
             "weight_decay": weight_decay,
             "nesterov": nesterov,
             "maximize": maximize,
+            "foreach": foreach,
         }
         super().__init__(params, defaults)
 
@@ -64,12 +70,14 @@ class SGD(Optimizer):
         for group in self.param_groups:
             group.setdefault("nesterov", False)
             group.setdefault("maximize", False)
+            group.setdefault("foreach", None)
 
     @_use_no_grad
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         for group in self.param_groups:
             lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
             weight_decay, nesterov = group["weight_decay"], group["nesterov"]
+            params, updates = [], []
             for p in group["params"]:
                 if p.grad is None:
                     continue
@@ -85,4 +93,6 @@ class SGD(Optimizer):
                     else:
                         buf.mul_(momentum).add_(grad, alpha=1 - dampening)
                     grad = grad.add(buf, alpha=momentum) if nesterov else buf
-                p.add_(grad, alpha=-lr)
+                params.append(p)
+                updates.append(grad)
+            add_all_(params, updates, -lr, group["foreach"])

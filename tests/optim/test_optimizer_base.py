@@ -119,7 +119,7 @@ def test_closure_value_is_returned():
 def test_repr_like_torch():
     opt = ember.optim.SGD([_param()], lr=0.1, momentum=0.9)
     assert repr(opt) == (
-        "SGD (\nParameter Group 0\n    dampening: 0\n    lr: 0.1\n    maximize: False\n"
+        "SGD (\nParameter Group 0\n    dampening: 0\n    foreach: None\n    lr: 0.1\n    maximize: False\n"
         "    momentum: 0.9\n    nesterov: False\n    weight_decay: 0\n)"
     )
 
@@ -265,3 +265,30 @@ def test_closure_runs_with_grad_enabled():
 
     opt.step(closure)
     assert seen == [True] and ember.is_grad_enabled()
+
+
+@pytest.mark.parametrize("options", [{}, {"momentum": 0.9, "nesterov": True, "weight_decay": 0.1}, {"momentum": 0.5, "maximize": True}])
+def test_sgd_foreach_update_equals_the_per_parameter_loop(monkeypatch, options):
+    # by default SGD writes every parameter's update in one multi-tensor op; foreach=False keeps
+    # one add_ per parameter: the parameters must come out identical, bit for bit
+    from ember.dispatch.opexpr import OP_REGISTRY
+
+    calls = []
+    op = OP_REGISTRY["foreach_add_alpha"]
+    kernel = op.kernels["cpu"]
+    monkeypatch.setitem(op.kernels, "cpu", lambda outs, ins, attrs: (calls.append(len(outs)), kernel(outs, ins, attrs)))
+    gen = ember.Generator().manual_seed(4)
+    start = [ember.randn(3, 2, generator=gen), ember.randn(2, generator=gen), ember.randn(4, generator=gen, dtype=ember.float64)]
+    grads = [[ember.randn(*p.shape, generator=gen, dtype=p.dtype) for p in start] for _ in range(3)]
+    results = []
+    for foreach in (None, False):
+        params = [p.clone().requires_grad_() for p in start]
+        opt = ember.optim.SGD(params, lr=0.1, foreach=foreach, **options)
+        for step_grads in grads:
+            for p, g in zip(params, step_grads, strict=True):
+                p.grad = g.clone()
+            opt.step()
+        results.append([p.detach().numpy() for p in params])
+    assert calls == [3, 3, 3]  # one multi-tensor write per step, of all three parameters
+    for a, b in zip(*results, strict=True):
+        np.testing.assert_array_equal(a, b)

@@ -668,6 +668,18 @@ def _add_alpha_same_float(outs, ins, attrs) -> bool:
 map2("add_alpha", _add_alpha, scalar=False, first=_add_alpha_same_float)
 
 
+@register_kernel("foreach_add_alpha")
+def _foreach_add_alpha(outs, ins, attrs):
+    """``self[i] += alpha * other[i]`` for each pair (the rule checked shapes and dtypes)."""
+    alpha = float(attrs["alpha"])
+    n = len(outs)
+    for out, a, b in zip(outs, ins[:n], ins[n:], strict=True):
+        if out.dtype.itemsize >= 4:
+            np.add(a, np.multiply(b, alpha, dtype=out.dtype), out=out)
+        else:  # float16 and bfloat16 compute in float32, as add_ does
+            np.copyto(out, np.add(a, np.multiply(b, alpha, dtype=_F32), dtype=_F32), casting="unsafe")
+
+
 @register_kernel("threshold_backward")
 def _threshold_backward(outs, ins, attrs):
     """The gradient where the output is above the threshold, zero elsewhere (and where it is NaN)."""

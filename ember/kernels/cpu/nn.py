@@ -16,6 +16,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from ...dispatch.opexpr import register_kernel
 from .common import compute_dtype, store
+from .elementwise import quiet
 
 
 def _work(out: np.ndarray, ct: np.dtype) -> np.ndarray:
@@ -88,21 +89,47 @@ def _classes_last(x: np.ndarray) -> np.ndarray:
     return np.moveaxis(x, 1, -1).reshape(rows, x.shape[1])
 
 
+# Rows of few classes (a classifier's logits) reduce faster down the columns of the transposed
+# (C, N) copy than along (N, C)'s short rows: NumPy's inner loop then runs over N.
+
+
 def _cross_entropy_mean(out: np.ndarray, x: np.ndarray, target: np.ndarray, ignore_index: int) -> bool:
     """Cross entropy of (N, C) rows against class indices, averaged: the training loop's case in
     a few whole-array calls. False (nothing written) when a target is out of range or ignored, or
-    a row is not finite: the general path then says so or handles it."""
-    # (the ufuncs' reduce, not the array methods: each method call costs ~1 us more on small inputs)
-    lo, hi = np.minimum.reduce(target), np.maximum.reduce(target)
-    if lo < 0 or hi >= x.shape[1] or lo <= ignore_index <= hi:
+    the loss is not finite: the general path then says so or handles it."""
+    if np.minimum.reduce(target) < 0 or 0 <= ignore_index < x.shape[1]:
         return False
-    top = np.maximum.reduce(x, axis=1, keepdims=True)
-    if not np.isfinite(top).all():
+    xt = x.T.copy()  # (C, N)
+    try:
+        picked = xt[target, _arange(x.shape[0])]
+    except IndexError:  # a target >= C: the general path raises PyTorch's message
         return False
-    z = np.subtract(x, top)  # <= 0: exp cannot overflow, and each row's sum is >= 1
-    lse = np.log(np.add.reduce(np.exp(z), axis=1))
-    out[...] = np.add.reduce(lse - z[np.arange(x.shape[0]), target]) / x.shape[0]
+    top = np.maximum.reduce(xt, axis=0)
+    xt -= top
+    np.exp(xt, out=xt)
+    lse = np.add.reduce(xt, axis=0)
+    np.log(lse, out=lse)
+    lse += top
+    lse -= picked
+    total = float(np.add.reduce(lse)) / x.shape[0]
+    if not math.isfinite(total):
+        return False
+    out[...] = total
     return True
+
+
+def _arange(n: int) -> np.ndarray:
+    """0..n-1, shared read-only: the row index of every gather by class."""
+    rows = _ARANGES.get(n)
+    if rows is None:
+        if len(_ARANGES) > 64:
+            _ARANGES.clear()
+        rows = _ARANGES[n] = np.arange(n)
+        rows.flags.writeable = False
+    return rows
+
+
+_ARANGES: dict[int, np.ndarray] = {}
 
 
 def _nll_kernel(outs, ins, attrs):
@@ -171,7 +198,7 @@ def _nll_kernel(outs, ins, attrs):
 
 
 register_kernel("nll_loss")(_nll_kernel)
-register_kernel("cross_entropy")(_nll_kernel)
+register_kernel("cross_entropy")(quiet(_nll_kernel))  # the fast path's NaN and infinity checks come after
 
 
 def _weighted(loss, ins, attrs, out):
@@ -544,24 +571,30 @@ def _max_pool(outs, ins, attrs):
 
 
 @register_kernel("cross_entropy_backward")
+@quiet  # a row holding an infinity gives NaN, as the composite formula does
 def _cross_entropy_backward(outs, ins, attrs):
-    """(softmax(x) - one_hot(target)) * scale, in place in the output: class targets, none ignored."""
+    """(softmax(x) - one_hot(target)) * scale into the output: class targets, none ignored. The
+    softmax runs on the transposed (C, N) copy (see above)."""
     out = outs[0]
     g, x, target = ins
-    rows = x.shape[0] if x.ndim == 2 else 1
-    work = out.reshape(rows, x.shape[-1])
-    with np.errstate(invalid="ignore", over="ignore"):
-        _softmax(x.reshape(rows, x.shape[-1]), 1, work)
-    work[np.arange(rows), target.reshape(-1)] -= 1
+    rows, n_classes = (x.shape[0], x.shape[1]) if x.ndim == 2 else (1, x.shape[0])
+    xt = x.reshape(rows, n_classes).T.copy()
+    top = np.maximum.reduce(xt, axis=0)
+    xt -= top
+    np.exp(xt, out=xt)
     reduction = attrs["reduction"]
-    if reduction == "mean":
-        work *= g / rows
-    elif reduction == "sum":
-        work *= g
+    if reduction == "none":
+        scale = g.reshape(rows)
     else:
-        work *= g.reshape(rows, 1)
-    if not np.shares_memory(work, out):  # reshape copied (a non-contiguous output): write back
-        out[...] = work.reshape(out.shape)
+        scale = g / rows if reduction == "mean" else g
+    np.divide(scale, np.add.reduce(xt, axis=0), out=top)
+    xt *= top
+    picked = (target.reshape(rows), _arange(rows))
+    xt[picked] -= scale
+    if out.flags.c_contiguous:
+        np.copyto(out.reshape(rows, n_classes).T, xt)
+    else:
+        store(out, xt.T.reshape(out.shape))
 
 
 @register_kernel("max_pool_backward")
