@@ -19,6 +19,7 @@ import heapq
 from .._core.tensor import Tensor
 from . import grad_mode
 from .graph import AccumulateGrad, TensorMap, accumulate_grad_node
+from .interpreter import OUTPUT_NR
 
 __all__ = ["backward", "grad"]
 
@@ -57,8 +58,6 @@ def _roots(tensors, grad_tensors, create_graph: bool, api: str) -> list[tuple]:
         elif tuple(g.shape) != tuple(t._shape):
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {list(g.shape)} and output[{i}] has a shape of {list(t._shape)}.")
         node = t.grad_fn if t.grad_fn is not None else accumulate_grad_node(t)
-        from .interpreter import OUTPUT_NR
-
         roots.append((node, OUTPUT_NR.get(t, 0), g, t))
     return roots
 
@@ -177,10 +176,11 @@ def _add(buffers: dict, node, nr: int, g) -> None:
 
 
 def _accumulate(leaf: Tensor, g, create_graph: bool, owned: set) -> None:
-    for hook in TENSOR_HOOKS.get(leaf, ()):
-        changed = hook(g)
-        if changed is not None:
-            g = changed
+    if TENSOR_HOOKS._items:  # (the common case has no hooks anywhere: no lookup)
+        for hook in TENSOR_HOOKS.get(leaf, ()):
+            changed = hook(g)
+            if changed is not None:
+                g = changed
     if g._shape != leaf._shape:
         raise RuntimeError(f"the gradient for a leaf of shape {list(leaf._shape)} has shape {list(g._shape)}")
     if leaf.grad is None:
@@ -197,8 +197,9 @@ def _accumulate(leaf: Tensor, g, create_graph: bool, owned: set) -> None:
         leaf.grad = leaf.grad + g
     else:
         leaf.grad.add_(g.detach())
-    for hook in POST_ACCUMULATE_HOOKS.get(leaf, ()):
-        hook(leaf)
+    if POST_ACCUMULATE_HOOKS._items:
+        for hook in POST_ACCUMULATE_HOOKS.get(leaf, ()):
+            hook(leaf)
 
 
 def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, create_graph: bool = False, inputs=None) -> None:
@@ -224,8 +225,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
     >>> grad(x * x, x)
     (tensor(6.),)
     """
-    from .interpreter import OUTPUT_NR
-
     if retain_graph is None:
         retain_graph = create_graph
     single = isinstance(inputs, Tensor)

@@ -87,6 +87,9 @@ class EagerLocalInterpreter(Interpreter):
         elif n == 2:
             a, b = inputs
             key = (op, a._shape, a._dtype, b._shape, b._dtype)
+        elif n == 3:
+            a, b, c = inputs
+            key = (op, a._shape, a._dtype, b._shape, b._dtype, c._shape, c._dtype)
         else:
             key = (op, *[(t._shape, t._dtype) for t in inputs])
         if attrs:
@@ -131,8 +134,19 @@ class EagerLocalInterpreter(Interpreter):
             specs = self._cache.get((op, a._shape, a._dtype, b._shape, b._dtype)) or self.infer(op, inputs, attrs)
         elif n == 2 and op.attr_key is not None:
             a, b = inputs
-            key = ((op, a._shape, a._dtype, b._shape, b._dtype), op.attr_key(attrs))
-            specs = self._cache.get(key) or self.infer(op, inputs, attrs)
+            try:
+                specs = self._cache.get(((op, a._shape, a._dtype, b._shape, b._dtype), op.attr_key(attrs)))
+            except TypeError:  # an unhashable attribute key: infer() infers every time
+                specs = None
+            specs = specs or self.infer(op, inputs, attrs)
+        elif n == 3 and (not attrs or op.attr_key is not None):  # linear, and derivatives' kernels
+            a, b, c = inputs
+            key = (op, a._shape, a._dtype, b._shape, b._dtype, c._shape, c._dtype)
+            try:
+                specs = self._cache.get((key, op.attr_key(attrs)) if attrs else key)
+            except TypeError:
+                specs = None
+            specs = specs or self.infer(op, inputs, attrs)
         elif n == 1:
             a = inputs[0]
             if not attrs:
@@ -172,7 +186,7 @@ class EagerLocalInterpreter(Interpreter):
             data = a._storage._data
             ins = (a._np if a._np_src is data and data is not None else a._numpy_view(),)
         else:
-            ins = tuple([t._numpy_view() for t in inputs])
+            ins = tuple([t._np if t._np_src is t._storage._data and t._np_src is not None else t._numpy_view() for t in inputs])
         if not op.strided:
             ins = tuple([x if x.flags.c_contiguous else np.ascontiguousarray(x) for x in ins])
         if written is None and len(outputs) == 1:

@@ -1160,6 +1160,7 @@ def _log_softmax_grad(ctx, g):
 # double backward and graph-mode gradients differentiate)
 _CE_BACKWARD = OpExpr("cross_entropy_backward", ("grad_output", "input", "target"), ("out",))
 _CE_BACKWARD.differentiable = False  # used only where no graph is recorded (grad mode off)
+_CE_BACKWARD.attr_key = lambda attrs: attrs["reduction"]
 
 
 @_CE_BACKWARD.shape_rule
@@ -1419,6 +1420,7 @@ def _kl_div_grad(ctx, g):
 # graph-mode gradients differentiate). ``output_mask`` says which of the three to compute.
 _LINEAR_BACKWARD = OpExpr("linear_backward", ("grad_output", "input", "weight"), ("grad_input", "grad_weight", "grad_bias"))
 _LINEAR_BACKWARD.differentiable = False  # used only where no graph is recorded (grad mode off)
+_LINEAR_BACKWARD.attr_key = lambda attrs: attrs["output_mask"]
 
 
 @_LINEAR_BACKWARD.shape_rule

@@ -300,11 +300,19 @@ def _kl_div(outs, ins, attrs):
 
 # --- linear -----------------------------------------------------------------------------
 
+_BLAS_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
 
 @register_kernel("linear")
 def _linear(outs, ins, attrs):
     out = outs[0]
     x, w = ins[0], ins[1]
+    dtype = out.dtype
+    if x.ndim == 2 and w.ndim == 2 and x.dtype is dtype and w.dtype is dtype and dtype in _BLAS_FLOATS and out.flags.c_contiguous:
+        np.matmul(x, w.T, out=out)  # a layer's common case: straight into the output, no casts
+        if len(ins) > 2:
+            np.add(out, ins[2], out=out)
+        return
     ct = compute_dtype(out.dtype)
     rows, k = math.prod(x.shape[:-1]), x.shape[-1]  # explicit sizes: reshape(-1, 0) is ambiguous when empty
     x2 = x.reshape(rows, k).astype(ct, copy=False)
