@@ -32,7 +32,7 @@ from .._core.shape import broadcast_shapes, wrap_dim
 from .._core.tensor import Tensor, empty_tensor
 from ..dispatch import NO_ATTRS, OpExpr, dispatch
 from ..interop.numpy import from_numpy
-from .common import broadcast_pair
+from .common import broadcast_pair, sum_to
 from .common import functional as _F
 from .functor import FUNCTORS, functor
 from .shape import run_view, view_op
@@ -1025,8 +1025,6 @@ def _zeros(meta):
 
 
 def _sum_to(g, shape: tuple):
-    from .common import sum_to
-
     return sum_to(g, shape)
 
 

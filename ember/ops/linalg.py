@@ -25,7 +25,7 @@ from .._core import dtype as _dt
 from .._core.shape import wrap_dim
 from .._core.tensor import Tensor
 from ..dispatch import NO_ATTRS, OpExpr, dispatch
-from .common import broadcast_pair
+from .common import broadcast_pair, sum_to
 from .common import functional as _F
 from .functor import functor
 from .reduction import reduce_dims, reduced_shape, return_types, torch_name
@@ -785,16 +785,14 @@ def linalg_diagonal(A, offset=0, dim1=-2, dim2=-1):
 
 @functor("LinalgTrace")
 def linalg_trace(A, offset=0, dtype=None):
-    from . import functional as F
-
+    F = _F()
     check_matrix("linalg.trace", A, "x")
     return F.sum(A.diagonal(offset, -2, -1), -1, dtype=dtype)
 
 
 @functor("Trace")
 def trace(input):
-    from . import functional as F
-
+    F = _F()
     if input.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
     return F.sum(input.diagonal())
@@ -814,8 +812,6 @@ def _LA():
 
 
 def _sum_to(g, shape: tuple):
-    from .common import sum_to
-
     return sum_to(g, shape)
 
 

@@ -23,7 +23,7 @@ from .._core.generator import default_generator
 from .._core.shape import Size, wrap_dim
 from .._core.tensor import empty_tensor
 from ..dispatch import OpExpr, dispatch
-from .common import broadcast_pair, grad_recording
+from .common import broadcast_pair, grad_recording, sum_to
 from .common import functional as _F
 from .functor import functor
 
@@ -104,8 +104,7 @@ def log_softmax(input, dim, _stacklevel, dtype):
 
 @functor("Softmin")
 def softmin(input, dim, _stacklevel, dtype):
-    from . import functional as F
-
+    F = _F()
     dim = _implicit_dim(input.ndim) if dim is None else dim
     return F.softmax(F.neg(input), dim, dtype=dtype)  # PyTorch negates before the cast (uint8 wraps)
 
@@ -1024,8 +1023,7 @@ def interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_
             f"Input and output sizes should be greater than 0, but got input ({', '.join(map(str, spatial))}) output ({', '.join(map(str, sizes))})"
         )
     if mode == "area":
-        from . import functional as F
-
+        F = _F()
         return getattr(F, f"adaptive_avg_pool{nd}d")(input, tuple(sizes))
     if mode not in ("nearest", "nearest-exact"):
         _check_floating(f"upsample_{mode}{nd}d", input._dtype)
@@ -1285,8 +1283,6 @@ def _pointwise_dloss(name: str, d, attrs):
 
 
 def _pointwise_loss_grad(ctx, g):
-    from .common import sum_to
-
     name = ctx._node.op.name
     attrs = ctx.attrs
     a, b, *rest = ctx.inputs
@@ -1323,8 +1319,6 @@ for _op in _POINTWISE.values():
 
 @_BCE.grad_rule(saves="inputs")
 def _bce_grad(ctx, g):
-    from .common import sum_to
-
     F = _F()
     x, t, *rest = ctx.inputs
     weight = rest[0] if rest else None
@@ -1345,8 +1339,6 @@ def _bce_grad(ctx, g):
 
 @_BCE_LOGITS.grad_rule(saves="inputs")
 def _bce_logits_grad(ctx, g):
-    from .common import sum_to
-
     F = _F()
     attrs = ctx.attrs
     x, t, *rest = ctx.inputs
@@ -1382,8 +1374,6 @@ def _bce_logits_grad(ctx, g):
 
 @_KL_DIV.grad_rule(saves="inputs")
 def _kl_div_grad(ctx, g):
-    from .common import sum_to
-
     F = _F()
     x, t = ctx.inputs
     reduction = ctx.attrs["reduction"]
@@ -1437,15 +1427,14 @@ def _linear_fast_grad(ctx, g, x, w, bias):
         return None
     if bias and (bias[0]._shape != (w._shape[0],) or bias[0]._dtype is not dtype):
         return None
-    mask = (_needs(ctx, 0), _needs(ctx, 1), bool(bias) and _needs(ctx, 2))
+    edges = ctx._node.next_functions  # (_needs, inlined: this runs for every linear layer)
+    mask = (edges[0][0] is not None, edges[1][0] is not None, bool(bias) and edges[2][0] is not None)
     results = iter(dispatch(_LINEAR_BACKWARD, (g, x, w), {"output_mask": mask}) if any(mask) else ())
     return tuple(next(results) if need else None for need in mask[: 2 + len(bias)])
 
 
 @_LINEAR.grad_rule(saves="inputs")
 def _linear_grad(ctx, g):
-    from .common import sum_to
-
     F = _F()
     x, w, *bias = ctx.inputs
     fast = _linear_fast_grad(ctx, g, x, w, bias)
@@ -1833,8 +1822,6 @@ def _embedding_grad(ctx, g):
 
 @_SDPA.grad_rule(saves="inputs")
 def _sdpa_grad(ctx, g):
-    from .common import sum_to
-
     F = _F()
     attrs = ctx.attrs
     if attrs["dropout_p"] > 0:

@@ -299,8 +299,7 @@ def _dim_extremum(op: OpExpr, name: str, result: type):
 
 def _other_extremum(fn: str):
     def run(input, other):
-        from . import functional as F
-
+        F = _F()
         return getattr(F, fn)(input, other)
 
     return run

@@ -29,6 +29,7 @@ from .._core.tensor import Tensor
 from ..dispatch import NO_ATTRS, OpExpr, dispatch
 from ..dispatch import interpreter as _interp
 from .common import functional as _F
+from .common import sum_to
 from .functor import FUNCTORS, functor
 
 __all__ = ["VIEW_OPS", "run_view"]
@@ -813,8 +814,6 @@ def _mT_grad(ctx, g):
 
 
 def _sum_to_grad(ctx, g):
-    from .common import sum_to
-
     return (sum_to(g, _in_shape(ctx)),)
 
 

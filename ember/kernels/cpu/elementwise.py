@@ -684,7 +684,13 @@ def _foreach_add_alpha(outs, ins, attrs):
 def _threshold_backward(outs, ins, attrs):
     """The gradient where the output is above the threshold, zero elsewhere (and where it is NaN)."""
     g, y = ins
-    np.multiply(g, np.greater(y, attrs["threshold"]), out=outs[0])
+    threshold = attrs["threshold"]
+    if threshold == 0:  # relu's: a cached 0-d zero (NumPy converts a Python float on every call)
+        threshold = _ZEROS.get(y.dtype)
+        if threshold is None:
+            threshold = _ZEROS[y.dtype] = np.zeros((), y.dtype)
+    # the mask as floats first: multiplying by a bool array runs a slow casting loop (6.7 -> 4.5 us on 64x200)
+    np.multiply(g, np.greater(y, threshold).astype(g.dtype), out=outs[0])
 
 
 # ---------------------------------------------------------------------------------------
