@@ -914,3 +914,19 @@ def test_add_alpha_in_place_with_aliasing(dtype, alpha):
     a = ember.tensor(a_np)
     a.add_(a, alpha=alpha)
     np.testing.assert_allclose(a.numpy(), (a_np + a_np * scale).astype(dtype), rtol=1e-3 if dtype == "float16" else 1e-6)
+
+
+@pytest.mark.parametrize("n", [1, 65535, 65536, 65537, 200_003])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
+def test_relu_of_any_size_and_layout_equals_maximum_with_zero(n, dtype):
+    # relu compares against rows of zeros, in slices for large contiguous arrays (NumPy's maximum
+    # against a 0-d zero has no SIMD loop); every size, layout and NaN must come out as np.maximum's
+    rng = np.random.default_rng(n)
+    a = (rng.standard_normal(n) * 10).astype(dtype)
+    if dtype != "int32":
+        a[:: max(1, n // 7)] = np.nan
+    np.testing.assert_array_equal(ember.relu(ember.tensor(a)).numpy(), np.maximum(a, 0))
+    if n > 1:
+        m = a[: (n // 2) * 2].reshape(2, -1)
+        t = ember.tensor(m).mT  # not contiguous
+        np.testing.assert_array_equal(ember.relu(t).numpy(), np.maximum(m.T, 0))

@@ -364,23 +364,31 @@ for _name, _ufunc in {
 
 
 _ZEROS: dict = {}  # a 0-d zero per dtype: np.maximum(x, zero) is ~3x faster than np.maximum(x, 0)
-_ZERO_ROWS: dict = {}  # zeros to compare small arrays with elementwise: NumPy's maximum has no SIMD loop against a 0-d operand
-_ZERO_ROWS_LIMIT = 1 << 16  # elements: above this, memory traffic dominates and the 0-d zero costs nothing extra
+_ZERO_ROWS: dict = {}  # zeros to compare arrays with elementwise: NumPy's maximum has no SIMD loop against a 0-d operand
+_ZERO_ROWS_LIMIT = 1 << 16  # elements per call: larger contiguous arrays go through in slices of this many
 
 
 def relu(outs, ins, attrs):
-    x = ins[0]
+    x, out = ins[0], outs[0]
     n = x.size
-    if 0 < n <= _ZERO_ROWS_LIMIT:  # (64, 200) float32: 1.8 us against 5.5 with the 0-d zero
-        zeros = _ZERO_ROWS.get(x.dtype)
-        if zeros is None or zeros.size < n:
-            zeros = _ZERO_ROWS[x.dtype] = np.zeros(_ZERO_ROWS_LIMIT, x.dtype)
-        np.maximum(x, zeros[:n].reshape(x.shape), out=outs[0])
+    if n == 0:
+        return
+    zeros = _ZERO_ROWS.get(x.dtype)
+    if zeros is None:
+        zeros = _ZERO_ROWS[x.dtype] = np.zeros(_ZERO_ROWS_LIMIT, x.dtype)
+    if n <= _ZERO_ROWS_LIMIT:  # (64, 200) float32: 1.8 us against 5.5 with the 0-d zero
+        np.maximum(x, zeros[:n].reshape(x.shape), out=out)
+        return
+    if x.flags.c_contiguous and out.flags.c_contiguous:  # (256, 1024) float32: 40 us against 98
+        flat_x, flat_out = x.reshape(-1), out.reshape(-1)
+        for start in range(0, n, _ZERO_ROWS_LIMIT):
+            stop = min(start + _ZERO_ROWS_LIMIT, n)
+            np.maximum(flat_x[start:stop], zeros[: stop - start], out=flat_out[start:stop])
         return
     zero = _ZEROS.get(x.dtype)
     if zero is None:
         zero = _ZEROS[x.dtype] = np.zeros((), x.dtype)
-    np.maximum(x, zero, out=outs[0])
+    np.maximum(x, zero, out=out)
 
 
 register_kernel("relu")(relu)
