@@ -2,7 +2,9 @@
 
 An optimizer updates every parameter the same way; done one ``add_`` at a time, each pays the
 whole road of an op (checks, inference, version bump) for a few microseconds of arithmetic.
-``foreach_add_`` writes ``self[i] += alpha * other[i]`` for every i in one primitive.
+``foreach_add_`` writes ``self[i] += alpha * other[i]`` for every i in one primitive;
+``foreach_adam_`` is a whole Adam step over every parameter and its state (PyTorch's
+``_fused_adam_``), with the same arithmetic as the op-by-op loop, step for step.
 
 >>> import ember
 >>> a, b = ember.zeros(2), ember.ones(3)
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 from ..dispatch import OpExpr, dispatch
 
-__all__ = ["foreach_add_"]
+__all__ = ["foreach_adam_", "foreach_add_"]
 
 # inputs: the n tensors written, then the n added; outputs: the n written (in place)
 _FOREACH_ADD = OpExpr("foreach_add_alpha", ("self", "other"), ("self",))
@@ -49,3 +51,52 @@ def foreach_add_(tensors: list, others: list, alpha: float = 1) -> None:
         raise ValueError(f"_foreach_add_(): got {len(tensors)} tensors and {len(others)} others; expected as many of each")
     if tensors:
         dispatch(_FOREACH_ADD, tensors + others, {"alpha": alpha}, tensors)
+
+
+# inputs: params, grads, exp_avgs, exp_avg_sqs, steps (0-d), then max_exp_avg_sqs with amsgrad;
+# outputs (in place): the same lists without the grads
+_FOREACH_ADAM = OpExpr("foreach_adam", ("params", "grads", "exp_avgs", "exp_avg_sqs", "steps"), ("params", "exp_avgs", "exp_avg_sqs", "steps"))
+_FOREACH_ADAM.differentiable = False
+_FOREACH_ADAM.attr_key = lambda attrs: attrs["amsgrad"]  # the rule reads only how the inputs are grouped
+
+
+@_FOREACH_ADAM.shape_rule
+def _foreach_adam_infer(attrs, *tensors):
+    groups = 6 if attrs["amsgrad"] else 5
+    n = len(tensors) // groups
+    names = ("grads", "exp_avgs", "exp_avg_sqs", "steps", "max_exp_avg_sqs")
+    for i, p in enumerate(tensors[:n]):
+        dtype = p._dtype
+        if not dtype.is_floating_point:
+            raise RuntimeError(f"_fused_adam_(): expected floating params, got params[{i}] {dtype.name}")
+        for k, name in enumerate(names[: groups - 1]):
+            t = tensors[(k + 1) * n + i]
+            step = name == "steps"  # a 0-d floating count
+            if t._shape != (() if step else p._shape) or not t._dtype.is_floating_point or (not step and t._dtype is not dtype):
+                expected = "a 0-d floating tensor" if step else f"{dtype.name} {list(p._shape)}"
+                raise RuntimeError(f"_fused_adam_(): {name}[{i}] is {t._dtype.name} {list(t._shape)}, expected {expected}")
+    written = tensors[:n] + tensors[2 * n :]  # everything but the gradients
+    return tuple((t._shape, t._dtype) for t in written)
+
+
+def foreach_adam_(params, grads, exp_avgs, exp_avg_sqs, steps, max_exp_avg_sqs=None, *, lr: float, beta1: float, beta2: float,
+                  eps: float, weight_decay: float, decoupled_weight_decay: bool, maximize: bool) -> None:  # fmt: skip
+    """One Adam step for every parameter, in one dispatch: the steps count up, the moments and
+    (with ``max_exp_avg_sqs``) their running maximum update, the parameters move (the formulas
+    of :class:`ember.optim.Adam`, in the same order of float operations)."""
+    lists = [tuple(x) for x in (params, grads, exp_avgs, exp_avg_sqs, steps)]
+    amsgrad = max_exp_avg_sqs is not None
+    if amsgrad:
+        lists.append(tuple(max_exp_avg_sqs))
+    if len({len(x) for x in lists}) != 1:
+        raise ValueError(f"_fused_adam_(): the lists have different lengths: {[len(x) for x in lists]}")
+    numbers = {"lr": lr, "beta1": beta1, "beta2": beta2, "eps": eps, "weight_decay": weight_decay}
+    for name, value in numbers.items():
+        if type(value) not in (int, float):
+            raise TypeError(f"_fused_adam_(): {name} must be a real number, got {type(value).__name__}")
+    if not lists[0]:
+        return
+    attrs = {**numbers, "decoupled": bool(decoupled_weight_decay), "maximize": bool(maximize), "amsgrad": amsgrad}
+    inputs = sum(lists, ())
+    written = lists[0] + lists[2] + lists[3] + lists[4] + (lists[5] if amsgrad else ())
+    dispatch(_FOREACH_ADAM, inputs, attrs, written)

@@ -28,18 +28,20 @@ def add_all_(params: list, updates: list, alpha: float, foreach: bool | None) ->
     """``params[i] += alpha * updates[i]`` for each i: one multi-tensor op when ``foreach`` is not
     False and the pairs allow it (eager, one device, each pair one floating dtype and shape),
     else one ``add_`` per parameter (always so while a graph is built or traced)."""
-    if foreach is not False and params and _foreach_fits(params, updates):
+    if foreach is not False and params and fused_fits(params, updates):
         foreach_add_(params, updates, alpha=alpha)
         return
     for p, u in zip(params, updates, strict=True):
         p.add_(u, alpha=alpha)
 
 
-def _foreach_fits(params: list, updates: list) -> bool:
+def fused_fits(params: list, others: list) -> bool:
+    """Whether a multi-tensor op may update ``params`` with ``others`` (their gradients or
+    state): eager, one device, each pair one floating dtype and shape."""
     if not running_eagerly():
         return False
     device = params[0]._storage._device
-    for p, u in zip(params, updates, strict=True):
+    for p, u in zip(params, others, strict=True):
         dtype = p._dtype
         if u._dtype is not dtype or u._shape != p._shape or not dtype.is_floating_point:
             return False

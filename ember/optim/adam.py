@@ -7,6 +7,10 @@ Per parameter, at step ``t`` with gradient ``g``::
     vmax = max(vmax, v)                      (amsgrad)
     p = p - lr / (1 - beta1**t) * m / (sqrt(v or vmax) / sqrt(1 - beta2**t) + eps)
 
+Each step is one multi-tensor op over the group (``ember.ops.foreach.foreach_adam_``, the same
+float operations in the same order) unless ``foreach=False``, a graph is being built or traced,
+or a parameter's state does not share its dtype; then it is the loop, op by op.
+
 >>> p = ember.tensor([1.0, -1.0]).requires_grad_()
 >>> opt = ember.optim.Adam([p], lr=0.1)
 >>> p.grad = ember.tensor([3.0, -0.5])
@@ -23,14 +27,16 @@ from typing import Any
 import ember
 
 from ..graph.lazy import is_tracing
-from ._functional import addcdiv_, addcmul_, step_counter
+from ..ops.foreach import foreach_adam_
+from ._functional import addcdiv_, addcmul_, fused_fits, step_counter
 from .optimizer import Optimizer, _use_no_grad
 
 __all__ = ["Adam"]
 
 
 class Adam(Optimizer):
-    """PyTorch's ``torch.optim.Adam`` (single-tensor algorithm, non-capturable path)."""
+    """PyTorch's ``torch.optim.Adam`` (its single-tensor arithmetic; ``foreach`` as there, None:
+    the multi-tensor step)."""
 
     def __init__(
         self,
@@ -42,6 +48,7 @@ class Adam(Optimizer):
         amsgrad: bool = False,
         *,
         maximize: bool = False,
+        foreach: bool | None = None,
         decoupled_weight_decay: bool = False,
     ) -> None:
         if not lr >= 0.0:
@@ -61,6 +68,7 @@ class Adam(Optimizer):
             "weight_decay": weight_decay,
             "amsgrad": amsgrad,
             "maximize": maximize,
+            "foreach": foreach,
             "decoupled_weight_decay": decoupled_weight_decay,
         }
         super().__init__(params, defaults)
@@ -71,6 +79,7 @@ class Adam(Optimizer):
             group.setdefault("amsgrad", False)
             group.setdefault("maximize", False)
             group.setdefault("decoupled_weight_decay", False)
+            group.setdefault("foreach", None)
 
     def _init_state(self, p: Any, amsgrad: bool) -> dict[str, Any]:
         state = self.state[p]
@@ -87,6 +96,8 @@ class Adam(Optimizer):
         for group in self.param_groups:
             lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
             weight_decay, amsgrad = group["weight_decay"], group["amsgrad"]
+            if group["foreach"] is not False and self._fused_step(group):
+                continue
             for p in group["params"]:
                 if p.grad is None:
                     continue
@@ -125,3 +136,26 @@ class Adam(Optimizer):
                 else:
                     denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
                 addcdiv_(p, exp_avg, denom, value=-step_size)
+
+    def _fused_step(self, group: dict[str, Any]) -> bool:
+        """The group's step as one multi-tensor op (``ember.ops.foreach.foreach_adam_``) when
+        everything allows it: eager, plain numbers, one float dtype per parameter and its state,
+        one device. False (nothing done) otherwise; the loop above then runs."""
+        params = [p for p in group["params"] if p.grad is not None]
+        lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+        if not params or any(type(x) not in (int, float) for x in (lr, beta1, beta2, eps, group["weight_decay"])):
+            return False
+        grads = [p.grad for p in params]
+        if not fused_fits(params, grads):
+            return False
+        states = [self._init_state(p, group["amsgrad"]) for p in params]
+        names = ["exp_avg", "exp_avg_sq", "step"] + (["max_exp_avg_sq"] if group["amsgrad"] else [])
+        lists = {name: [state[name] for state in states] for name in names}
+        if not fused_fits(params, lists["exp_avg"]) or not fused_fits(params, lists["exp_avg_sq"]):
+            return False
+        if group["amsgrad"] and not fused_fits(params, lists["max_exp_avg_sq"]):
+            return False
+        foreach_adam_(params, grads, lists["exp_avg"], lists["exp_avg_sq"], lists["step"], lists.get("max_exp_avg_sq"),
+                      lr=lr, beta1=beta1, beta2=beta2, eps=eps, weight_decay=group["weight_decay"],
+                      decoupled_weight_decay=group["decoupled_weight_decay"], maximize=group["maximize"])  # fmt: skip
+        return True

@@ -33,6 +33,7 @@ class AdamW(Adam):
         amsgrad: bool = False,
         *,
         maximize: bool = False,
+        foreach: bool | None = None,
     ) -> None:
         super().__init__(
             params,
@@ -42,6 +43,7 @@ class AdamW(Adam):
             weight_decay=weight_decay,
             amsgrad=amsgrad,
             maximize=maximize,
+            foreach=foreach,
             decoupled_weight_decay=True,
         )
 

@@ -69,3 +69,23 @@ def test_an_in_place_update_of_a_saved_parameter_names_its_line():
         foreach_add_([p], [ember.ones(3)])  # the line the error names
     with pytest.raises(RuntimeError, match=r"modified in place at .*test_foreach.py:\d+"):
         loss.backward()
+
+
+def test_foreach_adam_checks_its_arguments():
+    from ember.ops.foreach import foreach_adam_
+
+    p, g, m, v, step = ember.zeros(2), ember.ones(2), ember.zeros(2), ember.zeros(2), ember.tensor(0.0)
+    kw = {"lr": 0.1, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8, "weight_decay": 0.0, "decoupled_weight_decay": False, "maximize": False}
+    with pytest.raises(ValueError, match=r"different lengths: \[1, 1, 1, 1, 2\]"):
+        foreach_adam_([p], [g], [m], [v], [step, step], **kw)
+    with pytest.raises(RuntimeError, match=r"exp_avg_sqs\[0\] is float32 \[3\], expected float32 \[2\]"):
+        foreach_adam_([p], [g], [m], [ember.zeros(3)], [step], **kw)
+    with pytest.raises(RuntimeError, match=r"steps\[0\] is int64 \[\], expected a 0-d floating tensor"):
+        foreach_adam_([p], [g], [m], [v], [ember.tensor(0)], **kw)
+    with pytest.raises(RuntimeError, match=r"grads\[0\] is float64 \[2\], expected float32 \[2\]"):
+        foreach_adam_([p], [g.double()], [m], [v], [step], **kw)
+    with pytest.raises(TypeError, match="lr must be a real number, got Tensor"):
+        foreach_adam_([p], [g], [m], [v], [step], **{**kw, "lr": ember.tensor(0.1)})
+    assert p.tolist() == [0.0, 0.0] and step.item() == 0.0  # nothing written by a refused call
+    foreach_adam_([p], [g], [m], [v], [step], **kw)
+    assert step.item() == 1.0 and p.tolist() == pytest.approx([-0.1, -0.1])  # Adam's first step moves by lr

@@ -292,3 +292,44 @@ def test_sgd_foreach_update_equals_the_per_parameter_loop(monkeypatch, options):
     assert calls == [3, 3, 3]  # one multi-tensor write per step, of all three parameters
     for a, b in zip(*results, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize(
+    ("cls", "options"),
+    [
+        ("Adam", {}),
+        ("Adam", {"weight_decay": 0.1, "amsgrad": True}),
+        ("Adam", {"maximize": True, "betas": (0.6, 0.4)}),  # a weight >= 0.5: lerp's other branch
+        ("AdamW", {"weight_decay": 0.05}),
+        ("AdamW", {"amsgrad": True, "maximize": True}),
+    ],
+)
+def test_adam_fused_step_equals_the_per_parameter_loop(monkeypatch, cls, options):
+    # by default Adam runs each step as one multi-tensor op (foreach_adam); foreach=False keeps
+    # the op-by-op loop: parameters and state must come out identical, bit for bit
+    from ember.dispatch.opexpr import OP_REGISTRY
+
+    calls = []
+    op = OP_REGISTRY["foreach_adam"]
+    kernel = op.kernels["cpu"]
+    monkeypatch.setitem(op.kernels, "cpu", lambda outs, ins, attrs: (calls.append(attrs["amsgrad"]), kernel(outs, ins, attrs)))
+    gen = ember.Generator().manual_seed(5)
+    start = [ember.randn(3, 2, generator=gen), ember.randn(2, generator=gen), ember.randn(4, generator=gen, dtype=ember.float64)]
+    grads = [[ember.randn(*p.shape, generator=gen, dtype=p.dtype) for p in start] for _ in range(4)]
+    results = []
+    for foreach in (None, False):
+        params = [p.clone().requires_grad_() for p in start]
+        opt = getattr(ember.optim, cls)(params, lr=0.1, foreach=foreach, **options)
+        for step_grads in grads:
+            for p, g in zip(params, step_grads, strict=True):
+                p.grad = g.clone()
+            opt.step()
+        state = [[t.numpy().copy() for t in opt.state[p].values()] for p in params]
+        results.append(([p.detach().numpy() for p in params], state))
+    assert calls == [options.get("amsgrad", False)] * 4  # one multi-tensor op per step
+    (fused_params, fused_state), (loop_params, loop_state) = results
+    for a, b in zip(fused_params, loop_params, strict=True):
+        np.testing.assert_array_equal(a, b)
+    for a, b in zip(fused_state, loop_state, strict=True):
+        for x, y in zip(a, b, strict=True):
+            np.testing.assert_array_equal(x, y)
