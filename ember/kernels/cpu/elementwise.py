@@ -778,7 +778,9 @@ def lerp(outs, ins, attrs):
 def lerp_scalar(outs, ins, attrs):
     a, b = ins
     ct = _lower(a.dtype, True)
-    np.copyto(outs[0], _lerp(_as(a, ct), _as(b, ct), np.asarray(attrs["weight"]).astype(ct)), casting="unsafe")
+    a, b, w = _as(a, ct), _as(b, ct), np.asarray(attrs["weight"]).astype(ct)
+    d = b - a  # _lerp's formula, its branch chosen once for the one weight
+    np.copyto(outs[0], a + w * d if np.abs(w) < 0.5 else b - d * (1 - w), casting="unsafe")
 
 
 register_kernel("lerp")(lerp)
