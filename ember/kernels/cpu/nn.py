@@ -593,8 +593,8 @@ def _cross_entropy_backward(outs, ins, attrs):
     reduction = attrs["reduction"]
     if reduction == "none":
         scale = g.reshape(rows)
-    else:
-        scale = g / rows if reduction == "mean" else g
+    else:  # a Python number: NumPy's operations on a 0-d array cost a microsecond each
+        scale = float(g) / rows if reduction == "mean" else float(g)
     np.divide(scale, np.add.reduce(xt, axis=0), out=top)
     xt *= top
     picked = (target.reshape(rows), _arange(rows))
