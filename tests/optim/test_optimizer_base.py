@@ -267,30 +267,41 @@ def test_closure_runs_with_grad_enabled():
     assert seen == [True] and ember.is_grad_enabled()
 
 
-@pytest.mark.parametrize("options", [{}, {"momentum": 0.9, "nesterov": True, "weight_decay": 0.1}, {"momentum": 0.5, "maximize": True}])
-def test_sgd_foreach_update_equals_the_per_parameter_loop(monkeypatch, options):
-    # by default SGD writes every parameter's update in one multi-tensor op; foreach=False keeps
-    # one add_ per parameter: the parameters must come out identical, bit for bit
+def _fused_and_loop(monkeypatch, op_name: str, make_optimizer, steps: int, seed: int):
+    """Train three parameters (float32 and float64) on the same gradients with ``foreach=None``
+    (the multi-tensor op ``op_name``) and ``foreach=False`` (the loop); returns the attributes of
+    each call of the op's kernel and, per run, the parameters and the optimizer state as arrays."""
     from ember.dispatch.opexpr import OP_REGISTRY
 
     calls = []
-    op = OP_REGISTRY["foreach_add_alpha"]
+    op = OP_REGISTRY[op_name]
     kernel = op.kernels["cpu"]
-    monkeypatch.setitem(op.kernels, "cpu", lambda outs, ins, attrs: (calls.append(len(outs)), kernel(outs, ins, attrs)))
-    gen = ember.Generator().manual_seed(4)
+    monkeypatch.setitem(op.kernels, "cpu", lambda outs, ins, attrs: (calls.append((len(outs), attrs)), kernel(outs, ins, attrs)))
+    gen = ember.Generator().manual_seed(seed)
     start = [ember.randn(3, 2, generator=gen), ember.randn(2, generator=gen), ember.randn(4, generator=gen, dtype=ember.float64)]
-    grads = [[ember.randn(*p.shape, generator=gen, dtype=p.dtype) for p in start] for _ in range(3)]
-    results = []
+    grads = [[ember.randn(*p.shape, generator=gen, dtype=p.dtype) for p in start] for _ in range(steps)]
+    runs = []
     for foreach in (None, False):
         params = [p.clone().requires_grad_() for p in start]
-        opt = ember.optim.SGD(params, lr=0.1, foreach=foreach, **options)
+        opt = make_optimizer(params, foreach)
         for step_grads in grads:
             for p, g in zip(params, step_grads, strict=True):
                 p.grad = g.clone()
             opt.step()
-        results.append([p.detach().numpy() for p in params])
-    assert calls == [3, 3, 3]  # one multi-tensor write per step, of all three parameters
-    for a, b in zip(*results, strict=True):
+        state = [t.numpy().copy() for p in params for t in opt.state[p].values() if isinstance(t, ember.Tensor)]
+        runs.append([p.detach().numpy() for p in params] + state)
+    return calls, runs
+
+
+@pytest.mark.parametrize("options", [{}, {"momentum": 0.9, "nesterov": True, "weight_decay": 0.1}, {"momentum": 0.5, "maximize": True}])
+def test_sgd_foreach_update_equals_the_per_parameter_loop(monkeypatch, options):
+    # by default SGD writes every parameter's update in one multi-tensor op; foreach=False keeps
+    # one add_ per parameter: parameters and momentum buffers must come out identical, bit for bit
+    calls, (fused, loop) = _fused_and_loop(
+        monkeypatch, "foreach_add_alpha", lambda ps, foreach: ember.optim.SGD(ps, lr=0.1, foreach=foreach, **options), 3, 4
+    )
+    assert [n for n, _ in calls] == [3, 3, 3]  # one multi-tensor write per step, of all three parameters
+    for a, b in zip(fused, loop, strict=True):
         np.testing.assert_array_equal(a, b)
 
 
@@ -307,29 +318,11 @@ def test_sgd_foreach_update_equals_the_per_parameter_loop(monkeypatch, options):
 def test_adam_fused_step_equals_the_per_parameter_loop(monkeypatch, cls, options):
     # by default Adam runs each step as one multi-tensor op (foreach_adam); foreach=False keeps
     # the op-by-op loop: parameters and state must come out identical, bit for bit
-    from ember.dispatch.opexpr import OP_REGISTRY
+    def make(params, foreach):
+        return getattr(ember.optim, cls)(params, lr=0.1, foreach=foreach, **options)
 
-    calls = []
-    op = OP_REGISTRY["foreach_adam"]
-    kernel = op.kernels["cpu"]
-    monkeypatch.setitem(op.kernels, "cpu", lambda outs, ins, attrs: (calls.append(attrs["amsgrad"]), kernel(outs, ins, attrs)))
-    gen = ember.Generator().manual_seed(5)
-    start = [ember.randn(3, 2, generator=gen), ember.randn(2, generator=gen), ember.randn(4, generator=gen, dtype=ember.float64)]
-    grads = [[ember.randn(*p.shape, generator=gen, dtype=p.dtype) for p in start] for _ in range(4)]
-    results = []
-    for foreach in (None, False):
-        params = [p.clone().requires_grad_() for p in start]
-        opt = getattr(ember.optim, cls)(params, lr=0.1, foreach=foreach, **options)
-        for step_grads in grads:
-            for p, g in zip(params, step_grads, strict=True):
-                p.grad = g.clone()
-            opt.step()
-        state = [[t.numpy().copy() for t in opt.state[p].values()] for p in params]
-        results.append(([p.detach().numpy() for p in params], state))
-    assert calls == [options.get("amsgrad", False)] * 4  # one multi-tensor op per step
-    (fused_params, fused_state), (loop_params, loop_state) = results
-    for a, b in zip(fused_params, loop_params, strict=True):
+    calls, (fused, loop) = _fused_and_loop(monkeypatch, "foreach_adam", make, 4, 5)
+    assert [attrs["amsgrad"] for _, attrs in calls] == [options.get("amsgrad", False)] * 4  # one op per step
+    assert len(fused) == 3 * (5 if options.get("amsgrad") else 4)  # parameters, then each one's state
+    for a, b in zip(fused, loop, strict=True):
         np.testing.assert_array_equal(a, b)
-    for a, b in zip(fused_state, loop_state, strict=True):
-        for x, y in zip(a, b, strict=True):
-            np.testing.assert_array_equal(x, y)
