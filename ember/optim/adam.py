@@ -139,12 +139,14 @@ class Adam(Optimizer):
 
     def _fused_step(self, group: dict[str, Any]) -> bool:
         """The group's step as one multi-tensor op (``ember.ops.foreach.foreach_adam_``) when
-        everything allows it: eager, plain numbers, one float dtype per parameter and its state,
-        one device. False (nothing done) otherwise; the loop above then runs."""
+        everything allows it: eager, plain numbers, float32 or float64 parameters with state of
+        their dtype, one device. False (nothing done) otherwise; the loop above then runs."""
         params = [p for p in group["params"] if p.grad is not None]
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
         if not params or any(type(x) not in (int, float) for x in (lr, beta1, beta2, eps, group["weight_decay"])):
             return False
+        if any(p._dtype is not ember.float32 and p._dtype is not ember.float64 for p in params):
+            return False  # half types: the loop computes each op in float32 and rounds, the kernel would not
         grads = [p.grad for p in params]
         if not fused_fits(params, grads):
             return False
@@ -155,6 +157,8 @@ class Adam(Optimizer):
             return False
         if group["amsgrad"] and not fused_fits(params, lists["max_exp_avg_sq"]):
             return False
+        if any(not isinstance(t, ember.Tensor) or t._shape != () or not t._dtype.is_floating_point for t in lists["step"]):
+            return False  # a step count loaded as something else: the loop handles it as before
         foreach_adam_(params, grads, lists["exp_avg"], lists["exp_avg_sq"], lists["step"], lists.get("max_exp_avg_sq"),
                       lr=lr, beta1=beta1, beta2=beta2, eps=eps, weight_decay=group["weight_decay"],
                       decoupled_weight_decay=group["decoupled_weight_decay"], maximize=group["maximize"])  # fmt: skip
