@@ -83,10 +83,11 @@ class _Handle:
 
 
 def backward_name(op_name: str) -> str:
-    """``relu`` -> ``ReluBackward0``; a scalar form is the same function (``MulBackward0``)."""
+    """``relu`` -> ``ReluBackward0``; a scalar form is the same function (``MulBackward0``), and so is
+    cross entropy that keeps its probabilities (``CrossEntropyBackward0``)."""
     name = _NAMES.get(op_name)
     if name is None:
-        base = op_name.removesuffix("_scalar").strip("_")
+        base = op_name.removesuffix("_scalar").removesuffix("_with_probs").strip("_")  # an op's variants share its name
         name = _NAMES[op_name] = "".join(part.capitalize() for part in base.split("_")) + "Backward0"
     return name
 
@@ -183,12 +184,13 @@ class OpNode(Node):
         return result
 
     def _zeros_for_missing(self, grads: tuple) -> tuple:
-        """An output nobody used has gradient zero (integer outputs keep None)."""
+        """An output nobody used has gradient zero (integer and auxiliary outputs keep None)."""
         from ..ops import functional
 
+        aux = self.op.aux_outputs
         return tuple(
-            functional.zeros(shape, dtype=dtype) if g is None and (dtype.is_floating_point or dtype.is_complex) else g
-            for g, (shape, dtype) in zip(grads, self.output_meta, strict=False)
+            functional.zeros(shape, dtype=dtype) if g is None and (dtype.is_floating_point or dtype.is_complex) and i not in aux else g
+            for i, (g, (shape, dtype)) in enumerate(zip(grads, self.output_meta, strict=False))
         )
 
 

@@ -123,11 +123,12 @@ class AutogradInterpreter(Interpreter):
                 t._requires_grad = True
             return results
         multi = len(results) > 1
+        aux = op.aux_outputs
         for i, t in enumerate(results):
-            if t._dtype.is_floating_point or t._dtype.is_complex:
+            if (t._dtype.is_floating_point or t._dtype.is_complex) and i not in aux:
                 t.grad_fn = node
                 t._requires_grad = True
-                if multi:
+                if multi and (i or outputs is not None):  # a fresh first output needs no entry: 0 is the default
                     OUTPUT_NR[t] = i
                 elif outputs is not None:
                     OUTPUT_NR.discard(t)

@@ -28,7 +28,7 @@ __all__ = ["OP_REGISTRY", "OpExpr", "get_op", "register_kernel"]
 class OpExpr:
     """A primitive op: type name, input/output names, and its registered rules."""
 
-    __slots__ = ("attr_key", "derivative", "differentiable", "infer", "inputs", "kernels", "name", "outputs", "strided", "view")
+    __slots__ = ("attr_key", "aux_outputs", "derivative", "differentiable", "infer", "inputs", "kernels", "name", "outputs", "strided", "view")
 
     def __init__(self, name: str, inputs: tuple[str, ...], outputs: tuple[str, ...] = ("out",), *, strided: bool = True) -> None:
         if name in OP_REGISTRY:
@@ -46,6 +46,9 @@ class OpExpr:
         self.kernels: dict[str, Callable] = {}
         self.derivative: Callable | None = None
         self.differentiable = True  # the schema says otherwise for comparisons, argmax, indices...
+        # Outputs that carry no gradient (a by-product the derivative reads, as ATen's
+        # nll_loss_forward returns total_weight): autograd gives them no history.
+        self.aux_outputs: tuple[int, ...] = ()
         OP_REGISTRY[name] = self
 
     def shape_rule(self, fn: Callable) -> Callable:

@@ -853,6 +853,7 @@ def _neg_grad(ctx, g):
 # of a comparison and a product (``g * (y > 0)`` is what double backward differentiates)
 _THRESHOLD_BACKWARD = OpExpr("threshold_backward", ("grad_output", "output"), ("grad_input",))
 _THRESHOLD_BACKWARD.differentiable = False  # used only where no graph is recorded (grad mode off)
+_THRESHOLD_BACKWARD.attr_key = lambda attrs: None  # the rule reads no attribute
 
 
 @_THRESHOLD_BACKWARD.shape_rule

@@ -23,6 +23,7 @@ from .._core.generator import default_generator
 from .._core.shape import Size, wrap_dim
 from .._core.tensor import empty_tensor
 from ..dispatch import OpExpr, dispatch
+from ..dispatch.interpreter import running_eagerly
 from .common import broadcast_pair, grad_recording, sum_to
 from .common import functional as _F
 from .functor import functor
@@ -131,6 +132,19 @@ def _nll_infer(attrs, x, target, *weight):
 _NLL = _loss_op("nll_loss", _nll_infer)
 _CROSS_ENTROPY = _loss_op("cross_entropy", _nll_infer)
 
+# A training loop's cross entropy (eager, recorded, (N, C) logits, class indices, mean): the
+# loss and, as an auxiliary output, the softmax probabilities the forward computes anyway,
+# laid out (C, N). Backward without create_graph then needs one scaled copy and a scatter
+# (cross_entropy_probs_backward) instead of computing the softmax again.
+_CROSS_ENTROPY_WITH_PROBS = OpExpr("cross_entropy_with_probs", ("input", "target"), ("out", "probs"))
+_CROSS_ENTROPY_WITH_PROBS.aux_outputs = (1,)
+
+
+@_CROSS_ENTROPY_WITH_PROBS.shape_rule
+def _ce_with_probs_infer(attrs, x, target):
+    return (((), x._dtype), ((x._shape[1], x._shape[0]), x._dtype))
+_NLL.attr_key = _CROSS_ENTROPY.attr_key = lambda attrs: (attrs["reduction"] == "none", attrs["probs"])  # what the rule reads
+
 
 def _nll_like(op: OpExpr, name, input, target, weight, ignore_index, reduction, label_smoothing, log_softmax_first):
     _check_floating(name if name != "nll_loss" else "nll_loss_out_frame", input._dtype)
@@ -170,6 +184,12 @@ def _nll_like(op: OpExpr, name, input, target, weight, ignore_index, reduction, 
         inputs = (input, target, weight)
     attrs = {"reduction": reduction, "ignore_index": ignore_index, "label_smoothing": float(label_smoothing),
              "probs": probs, "log_softmax": log_softmax_first}
+    if (
+        op is _CROSS_ENTROPY and input._requires_grad and reduction == "mean" and weight is None and not probs
+        and label_smoothing == 0 and input.ndim == 2 and not 0 <= ignore_index < n_classes
+        and input._dtype in (_dt.float32, _dt.float64) and grad_recording() and running_eagerly()
+    ):  # fmt: skip
+        return dispatch(_CROSS_ENTROPY_WITH_PROBS, inputs, attrs)[0]
     return dispatch(op, inputs, attrs)[0]
 
 
@@ -1166,6 +1186,26 @@ def _ce_backward_infer(attrs, g, x, target):
     return ((x._shape, x._dtype),)
 
 
+_CE_PROBS_BACKWARD = OpExpr("cross_entropy_probs_backward", ("grad_output", "probs", "target"), ("out",))
+_CE_PROBS_BACKWARD.differentiable = False  # used only where no graph is recorded (grad mode off)
+
+
+@_CE_PROBS_BACKWARD.shape_rule
+def _ce_probs_backward_infer(attrs, g, probs, target):
+    return (((probs._shape[1], probs._shape[0]), probs._dtype),)
+
+
+@_CROSS_ENTROPY_WITH_PROBS.grad_rule(saves="both")
+def _ce_with_probs_grad(ctx, g, _probs_grad=None):
+    """(probs - one_hot) * g / N from the saved probabilities; under create_graph the composite
+    formula over the saved logits, which differentiates again."""
+    if not grad_recording() and g._dtype is ctx.input_meta[0][1]:
+        target = ctx.inputs[1]
+        probs = ctx.outputs[1]
+        return (dispatch(_CE_PROBS_BACKWARD, (g, probs, target))[0], None)
+    return _nll_grad(ctx, g)
+
+
 def _nll_fast_grad(ctx, g, x, target):
     """The common case in few ops: index targets, no weight, no label smoothing, 1-D or 2-D
     input, none of the targets equal to ``ignore_index``. Cross entropy's gradient is then
@@ -1429,8 +1469,15 @@ def _linear_fast_grad(ctx, g, x, w, bias):
         return None
     edges = ctx._node.next_functions  # (_needs, inlined: this runs for every linear layer)
     mask = (edges[0][0] is not None, edges[1][0] is not None, bool(bias) and edges[2][0] is not None)
-    results = iter(dispatch(_LINEAR_BACKWARD, (g, x, w), {"output_mask": mask}) if any(mask) else ())
-    return tuple(next(results) if need else None for need in mask[: 2 + len(bias)])
+    grads = [None, None, None]
+    if any(mask):
+        results = dispatch(_LINEAR_BACKWARD, (g, x, w), {"output_mask": mask})
+        k = 0
+        for i in range(3):
+            if mask[i]:
+                grads[i] = results[k]
+                k += 1
+    return tuple(grads) if bias else (grads[0], grads[1])
 
 
 @_LINEAR.grad_rule(saves="inputs")

@@ -506,3 +506,34 @@ def test_cross_entropy_mean_fast_kernel_refuses_out_of_range_targets():
     for bad in (4, -1):
         with pytest.raises(IndexError, match=f"Target {bad} is out of bounds"):
             F.cross_entropy(x, ember.tensor([0, bad, 1]))
+
+
+@pytest.mark.parametrize("case", ["plain", "infinite row", "nan"])
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64])
+def test_cross_entropy_keeps_its_probabilities_for_backward(monkeypatch, case, dtype):
+    # a recorded (N, C) mean cross entropy saves the softmax its forward computed; backward without
+    # create_graph scales and scatters it (one kernel), with create_graph it runs the composite:
+    # the loss, its node's name and both gradients must match the plain op's
+    calls = _count_kernel_calls(monkeypatch, "cross_entropy_probs_backward")
+    gen = ember.Generator().manual_seed(6)
+    x = ember.randn(7, 5, generator=gen, dtype=dtype)
+    if case == "infinite row":
+        x[2, 1] = float("inf")
+    elif case == "nan":
+        x[4, 3] = float("nan")
+    target = ember.randint(0, 5, (7,), generator=gen)
+    xi = x.clone().requires_grad_()
+    loss = F.cross_entropy(xi, target)
+    assert loss.grad_fn.name() == "CrossEntropyBackward0"
+    np.testing.assert_allclose(loss.item(), F.cross_entropy(x, target).item(), rtol=1e-6, equal_nan=True)
+    (fast,) = ember.autograd.grad(loss, [xi], retain_graph=True)
+    (composite,) = ember.autograd.grad(loss, [xi], create_graph=True)
+    assert len(calls) == 1
+    np.testing.assert_allclose(fast.numpy(), composite.detach().numpy(), rtol=1e-5, atol=1e-7, equal_nan=True)
+
+
+def test_cross_entropy_with_probabilities_refuses_bad_targets_like_the_plain_op():
+    x = ember.zeros(3, 4, requires_grad=True)
+    for bad in (4, -1):
+        with pytest.raises(IndexError, match=f"Target {bad} is out of bounds"):
+            F.cross_entropy(x, ember.tensor([0, bad, 1]))

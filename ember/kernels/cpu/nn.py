@@ -118,6 +118,45 @@ def _cross_entropy_mean(out: np.ndarray, x: np.ndarray, target: np.ndarray, igno
     return True
 
 
+@register_kernel("cross_entropy_with_probs")
+@quiet  # a row holding an infinity gives NaN probabilities, as the composite formula's softmax does
+def _cross_entropy_with_probs(outs, ins, attrs):
+    """The mean cross entropy of (N, C) logits, and softmax(x) transposed to (C, N) for the backward."""
+    out, probs = outs
+    x, target = ins
+    np.copyto(probs, x.T)
+    top = np.maximum.reduce(probs, axis=0)
+    probs -= top
+    fast = np.minimum.reduce(target) >= 0
+    if fast:
+        try:
+            picked = probs[target, _arange(x.shape[0])]  # each row's logit at its target, less the row's max
+        except IndexError:  # a target >= C: the general path below raises PyTorch's message
+            fast = False
+    np.exp(probs, out=probs)
+    sums = np.add.reduce(probs, axis=0)
+    probs /= sums
+    if fast:
+        np.log(sums, out=sums)
+        sums -= picked
+        total = float(np.add.reduce(sums)) / x.shape[0]
+        if math.isfinite(total):
+            out[...] = total
+            return
+    _nll_kernel((out,), (x, target), attrs)  # errors, infinities and NaN as the plain op has them
+
+
+@register_kernel("cross_entropy_probs_backward")
+def _cross_entropy_probs_backward(outs, ins, attrs):
+    """(probs - one_hot(target)) * g / N, from the (C, N) probabilities the forward saved."""
+    out = outs[0]
+    g, probs, target = ins
+    rows = probs.shape[1]
+    scale = float(g) / rows
+    np.multiply(probs.T, scale, out=out)
+    out[_arange(rows), target] -= scale
+
+
 def _arange(n: int) -> np.ndarray:
     """0..n-1, shared read-only: the row index of every gather by class."""
     rows = _ARANGES.get(n)
