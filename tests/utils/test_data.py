@@ -254,3 +254,35 @@ def test_dataloader_iterable_dataset():
 def test_dataloader_argument_errors(kwargs, error, match):
     with pytest.raises(error, match=match):
         data.DataLoader(_dataset(4), **kwargs)
+
+
+def _per_sample(samples):
+    return data.default_collate(samples)  # not default_collate itself: the loader takes the per-sample road
+
+
+@pytest.mark.parametrize("kwargs", [{"batch_size": 4}, {"batch_size": 3, "shuffle": True, "drop_last": True}, {"sampler": [5, -1, 0, 5], "batch_size": 2}])
+def test_tensor_dataset_batches_by_one_gather_equal_the_per_sample_road(kwargs):
+    # a TensorDataset with default_collate is gathered with one take per tensor; the batches must
+    # equal stacking its samples one by one: values, dtypes, shapes, and a list per batch
+    base = ember.arange(40.0).reshape(10, 4)
+    dataset = data.TensorDataset(base[:, ::2], ember.arange(10) * 3, ember.arange(10) % 2 == 0, ember.randn(10, 2, 3).double())
+    batches = []
+    for collate in (None, _per_sample):
+        gen = ember.Generator().manual_seed(8) if kwargs.get("shuffle") else None
+        loader = data.DataLoader(dataset, generator=gen, collate_fn=collate, **kwargs)
+        batches.append(list(loader))
+    assert len(batches[0]) == len(batches[1]) > 1
+    for gathered, stacked in zip(*batches, strict=True):
+        assert isinstance(gathered, list) and len(gathered) == 4
+        for g, s in zip(gathered, stacked, strict=True):
+            assert g.dtype == s.dtype and g.shape == s.shape and g.is_contiguous()
+            np.testing.assert_array_equal(g.numpy(), s.numpy())
+
+
+def test_tensor_dataset_gather_keeps_the_general_road_for_autograd_and_bad_indices():
+    w = ember.ones(4, 2, requires_grad=True)
+    (batch,) = next(iter(data.DataLoader(data.TensorDataset(w), batch_size=4)))
+    assert batch.grad_fn is not None  # stacked through ember.stack, which records
+    loader = data.DataLoader(data.TensorDataset(ember.zeros(3, 2)), sampler=[0, 3], batch_size=2)
+    with pytest.raises(IndexError, match="out of bounds"):
+        next(iter(loader))

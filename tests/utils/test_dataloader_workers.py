@@ -202,6 +202,18 @@ def test_batches_arrive_in_shared_memory():
     assert x.is_shared() and y.is_shared() and x.tolist()[3] == [9.0, 9.0]
 
 
+def test_tensor_dataset_batches_are_gathered_into_shared_memory():
+    # the one-gather road of a TensorDataset allocates in the worker's shared-memory scope too
+    emp = pytest.importorskip("ember.multiprocessing")
+    if not hasattr(emp, "shared_memory"):
+        pytest.skip("ember.multiprocessing has no shared_memory() yet")
+    ds = data.TensorDataset(ember.arange(24.0).reshape(12, 2), ember.arange(12))
+    batches = list(data.DataLoader(ds, batch_size=5, num_workers=2))
+    assert all(x.is_shared() and y.is_shared() for x, y in batches)
+    assert [y.tolist() for _, y in batches] == [[0, 1, 2, 3, 4], [5, 6, 7, 8, 9], [10, 11]]
+    assert batches[1][0].tolist()[0] == [10.0, 11.0]
+
+
 def test_spawn_context():
     ds = data.TensorDataset(ember.arange(12.0).reshape(6, 2), ember.arange(6))
     loader = data.DataLoader(ds, batch_size=4, num_workers=2, multiprocessing_context="spawn")
