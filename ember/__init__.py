@@ -59,6 +59,7 @@ from .interop.dlpack import from_dlpack  # also binds Tensor.__dlpack__ and __dl
 from .interop.numpy import as_tensor, from_numpy, frombuffer
 
 from . import ops  # isort: skip - builds the functional API and binds Tensor methods
+from .kernels import cpu as _cpu_kernels  # noqa: F401 isort: skip - registers the CPU kernels on the ops
 from . import linalg  # isort: skip
 from . import array_api  # isort: skip - the array API standard's namespace over the same ops
 from .dispatch import explain, trace, vm  # isort: skip

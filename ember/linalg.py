@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from ._core.errors import LinAlgError
 from .ops.functional import NAMESPACES as _NAMESPACES
-from .ops.linalg import LinAlgError
 
 # The schema is the list of names (entries named "linalg.<name>"); no hand-kept copy here.
 globals().update(_NAMESPACES.get("linalg", {}))

@@ -15,11 +15,19 @@ tensor([[3., 4.]])
 from __future__ import annotations
 
 from .._core.tensor import Tensor
+from ..dispatch import grad_mode
 from ..dispatch import interpreter as _interp
-from . import dot, engine, function, grad_mode, graph
+from ..dispatch.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from . import dot, engine, function, graph
 from .engine import backward, grad
 from .function import Function, FunctionCtx, once_differentiable
-from .grad_mode import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .graph import AccumulateGrad, Node
 from .interpreter import AutogradInterpreter, note_write_site

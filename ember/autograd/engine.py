@@ -18,7 +18,7 @@ import functools
 import heapq
 
 from .._core.tensor import Tensor
-from . import grad_mode
+from ..dispatch import grad_mode
 from .graph import AccumulateGrad, TensorMap, accumulate_grad_node
 from .interpreter import OUTPUT_NR
 

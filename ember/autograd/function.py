@@ -31,7 +31,7 @@ from __future__ import annotations
 import functools
 
 from .._core.tensor import Tensor
-from . import grad_mode
+from ..dispatch import grad_mode
 from .graph import FREED, Node, save_tensor, unpack_saved
 from .interpreter import OUTPUT_NR, _edge
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import sys
 
+from ..dispatch import grad_mode
 from ..dispatch.interpreter import Interpreter
 from ..dispatch.opexpr import OpExpr
-from . import grad_mode
 from . import views as _views
 from .graph import _ACCUMULATORS, WRITE_SITES, OpNode, TensorMap, accumulate_grad_node, save_tensor
 

@@ -34,6 +34,7 @@ import weakref
 import numpy as np
 
 from .._core.shape import is_contiguous
+from .._core.tensor_numpy import from_numpy
 from ..ops.common import functional as _F
 from .graph import Node, OpNode, TensorMap
 
@@ -81,8 +82,6 @@ def view_index(base: tuple, view: tuple) -> np.ndarray:
 
 
 def _index_tensor(base: tuple, view: tuple):
-    from ..interop.numpy import from_numpy
-
     return from_numpy(np.ascontiguousarray(view_index(base, view)))
 
 

@@ -29,7 +29,17 @@ from . import interpreter as _interp
 from . import vm as _vm
 from .opexpr import OP_REGISTRY
 
-__all__ = ["Journey", "Trace", "explain", "trace"]
+__all__ = ["Journey", "Trace", "explain", "register_front_end", "trace"]
+
+# The op layer above dispatch tells trace how to recognise its frames when it loads (an arrow
+# down, where importing it from here would point up): the file of the generated functional
+# API, the functors by name, and a function giving each generated function's public name.
+_FRONT_END: dict = {"filename": None, "functors": {}, "public_names": dict}
+
+
+def register_front_end(filename: str, functors: dict, public_names: Callable[[], dict]) -> None:
+    """Called by ``ember.ops`` once the functional API is built."""
+    _FRONT_END.update(filename=filename, functors=functors, public_names=public_names)
 
 
 @dataclass
@@ -105,16 +115,12 @@ class _Recorder:
     """The profile hook: classifies frames by code object and times each hop."""
 
     def __init__(self, result: Trace) -> None:
-        from ..ops.codegen import FILENAME
-        from ..ops.functor import FUNCTORS
-        from ..ops.schema import load_schema
-
         self.result = result
-        self.functional_file = FILENAME
+        self.functional_file = _FRONT_END["filename"]
         # generated functions are named linalg_inv, Tensor_to: show the schema's linalg.inv, Tensor.to
-        self.public_names = {e.python_name: e.name for e in load_schema()}
+        self.public_names = _FRONT_END["public_names"]()
         self.functors = {}
-        for name, fn in FUNCTORS.items():
+        for name, fn in _FRONT_END["functors"].items():
             code = getattr(fn, "__code__", None) or getattr(getattr(fn, "__call__", None), "__code__", None)  # noqa: B004
             if code is not None:
                 self.functors.setdefault(code, name)

@@ -21,8 +21,8 @@ import threading
 import numpy as np
 
 from .._core.tensor import HOST_READ_GUARD, Tensor
-from ..autograd import grad_mode
 from ..autograd.interpreter import AutogradInterpreter
+from ..dispatch import grad_mode
 from ..dispatch.interpreter import interpreter_scope
 from .array_plan import ArrayPlan, NotStatic, wrap
 from .graph import Graph, _stack

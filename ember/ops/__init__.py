@@ -1,25 +1,28 @@
 """The op system: schema, functors and rules per family, and the generated functional API.
 
-Importing this package registers every family's functors and primitives and the CPU
-kernels, then builds the functional API from ``schema.yaml`` and binds the Tensor methods.
+Importing this package registers every family's schema entries, functors and primitives,
+then builds the functional API from the declared entries and binds the Tensor methods.
 """
 
 from .._core.tensor import Tensor as _Tensor
+from ..dispatch.opexpr import OP_REGISTRY
+from ..dispatch.trace import register_front_end as _register_front_end
+from . import codegen
+from .functor import FUNCTORS
+from .schema import load_schema
 
 from . import conversion, creation, elementwise, foreach, indexing, linalg, nn, random, reduction, shape  # isort: skip  # noqa: F401 - foreach: its users import it
-from ..kernels import cpu as _cpu_kernels  # noqa: F401 - registers the CPU kernels on the ops above
 
 from . import functional  # isort: skip - built last, from everything registered above
 
 for _name, _attr in functional.METHODS.items():
     setattr(_Tensor, _name, _attr)
 
+_register_front_end(codegen.FILENAME, FUNCTORS, lambda: {e.python_name: e.name for e in load_schema()})
+
 
 def _mark_differentiability() -> None:
     """A primitive is differentiable when any schema entry dispatching it is (the schema says)."""
-    from ..dispatch.opexpr import OP_REGISTRY
-    from .schema import load_schema
-
     differentiable: dict[str, bool] = {}
     for entry in load_schema():
         for name in entry.primitives:

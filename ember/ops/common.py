@@ -10,6 +10,7 @@ import functools
 
 from .._core import dtype as _dt
 from .._core.shape import wrap_dim
+from ..dispatch.grad_mode import state as _GRAD_MODE
 
 __all__ = ["broadcast_pair", "check_dtype", "functional", "grad_recording", "normalize_dims", "wants_grad", "wrap_dim"]
 
@@ -23,17 +24,10 @@ def functional():
     return module
 
 
-@functools.cache
-def _grad_mode_state():
-    from ..autograd.grad_mode import state
-
-    return state
-
-
 def grad_recording() -> bool:
     """Whether grad mode is on. A derivative running with it off (backward without
     ``create_graph``) records nothing, so it may take a one-kernel form."""
-    return _grad_mode_state().enabled
+    return _GRAD_MODE.enabled
 
 
 def broadcast_pair(a: tuple, b: tuple) -> tuple:

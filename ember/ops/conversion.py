@@ -27,6 +27,9 @@ from ..dispatch import NO_ATTRS, OpExpr, dispatch
 from .creation import broadcastable_to, fill_into, preserved_strides
 from .creation import memory_format as _memory_format
 from .functor import FUNCTORS, functor
+from .schema import schema_family
+
+declare = schema_family("conversion")
 
 __all__ = ["COPY_", "DETACH", "DTYPE_METHODS", "TO_COPY", "convert"]
 
@@ -127,6 +130,18 @@ def _parse_to(args, dtype, device, copy):
     return dtype, device, copy
 
 
+declare(
+    "Tensor.to",
+    "Tensor (Tensor input, Object arg=None, Object arg2=None, Object arg3=None, *, DType? dtype=None, Device? device=None, Bool non_blocking=False, Bool copy=False, Object memory_format=None) => To",
+    method=True, op=("_to_copy", "copy_"),
+    doc="""
+    This tensor with another dtype and/or device: to(dtype), to(device), to(device, dtype), to(other); self when nothing changes and copy is False.
+
+    >>> t = ember.tensor([1.5, -2.5])
+    >>> t.to(ember.int64).tolist(), t.to(ember.float32) is t, t.to("meta").is_meta
+    ([1, -2], True, True)
+    """,
+)
 @functor("To")
 def to(input, arg=None, arg2=None, arg3=None, dtype=None, device=None, non_blocking=False, copy=False, memory_format=None):
     """``to(dtype)``, ``to(device, dtype)``, ``to(other)``: self when nothing changes (and not ``copy``)."""
@@ -139,6 +154,17 @@ def to(input, arg=None, arg2=None, arg3=None, dtype=None, device=None, non_block
     return convert(input, dtype, device, "to", fmt)
 
 
+declare(
+    "astype",
+    "Tensor (Tensor x, DType dtype, *, Bool copy=True, Device? device=None) => Astype",
+    op=("_to_copy", "copy_"),
+    doc="""
+    The array API's astype: a copy of x cast to dtype (x itself when copy=False and nothing changes).
+
+    >>> ember.astype(ember.tensor([1.9, -1.9]), ember.int32).tolist()
+    [1, -1]
+    """,
+)
 @functor("Astype")
 def astype(x, dtype, copy=True, device=None):
     device = x._storage._device if device is None else device
@@ -161,6 +187,17 @@ def type_name(t: Tensor) -> str:
     return f"ember.{'' if device == 'cpu' else device + '.'}{_LEGACY_NAMES[t._dtype.name]}"
 
 
+declare(
+    "Tensor.type",
+    "Tensor (Tensor input, Object dtype=None, Bool non_blocking=False) => Type",
+    method=True, op=("_to_copy", "copy_"),
+    doc="""
+    Without a dtype, the legacy type name as a string; with one (an ember dtype or a name such as 'ember.DoubleTensor'), to(dtype).
+
+    >>> ember.tensor([1, 2]).type()
+    'ember.LongTensor'
+    """,
+)
 @functor("Type")
 def type_(input, dtype=None, non_blocking=False):
     """``t.type()``: the legacy type name ('ember.FloatTensor'); ``t.type(dtype)``: ``t.to(dtype)``."""
@@ -184,6 +221,88 @@ DTYPE_METHODS = {
 }  # fmt: skip
 
 
+declare(
+    "Tensor.float",
+    "Tensor (Tensor input, *, Object memory_format=None) => ToFloat",
+    method=True, op=("_to_copy", "copy_"),
+    doc="""
+    to(ember.float32).
+
+    >>> ember.tensor([1, 2]).float().dtype
+    ember.float32
+    """,
+)
+declare(
+    "Tensor.double",
+    "Tensor (Tensor input, *, Object memory_format=None) => ToDouble",
+    method=True, op=("_to_copy", "copy_"),
+    doc="to(ember.float64).",
+)
+declare(
+    "Tensor.half",
+    "Tensor (Tensor input, *, Object memory_format=None) => ToHalf",
+    method=True, op=("_to_copy", "copy_"),
+    doc="to(ember.float16).",
+)
+declare(
+    "Tensor.bfloat16",
+    "Tensor (Tensor input, *, Object memory_format=None) => ToBfloat16",
+    method=True, op=("_to_copy", "copy_"),
+    doc="to(ember.bfloat16).",
+)
+declare(
+    "Tensor.int",
+    "Tensor (Tensor input, *, Object memory_format=None) => ToInt",
+    method=True, differentiable=False, op=("_to_copy", "copy_"),
+    doc="""
+    to(ember.int32); floats are truncated toward zero.
+
+    >>> ember.tensor([1.7, -1.7]).int().tolist()
+    [1, -1]
+    """,
+)
+declare(
+    "Tensor.long",
+    "Tensor (Tensor input, *, Object memory_format=None) => ToLong",
+    method=True, differentiable=False, op=("_to_copy", "copy_"),
+    doc="to(ember.int64).",
+)
+declare(
+    "Tensor.short",
+    "Tensor (Tensor input, *, Object memory_format=None) => ToShort",
+    method=True, differentiable=False, op=("_to_copy", "copy_"),
+    doc="to(ember.int16).",
+)
+declare(
+    "Tensor.char",
+    "Tensor (Tensor input, *, Object memory_format=None) => ToChar",
+    method=True, differentiable=False, op=("_to_copy", "copy_"),
+    doc="to(ember.int8).",
+)
+declare(
+    "Tensor.byte",
+    "Tensor (Tensor input, *, Object memory_format=None) => ToByte",
+    method=True, differentiable=False, op=("_to_copy", "copy_"),
+    doc="to(ember.uint8).",
+)
+declare(
+    "Tensor.bool",
+    "Tensor (Tensor input, *, Object memory_format=None) => ToBool",
+    method=True, differentiable=False, op=("_to_copy", "copy_"),
+    doc="to(ember.bool).",
+)
+declare(
+    "Tensor.cfloat",
+    "Tensor (Tensor input, *, Object memory_format=None) => ToCfloat",
+    method=True, op=("_to_copy", "copy_"),
+    doc="to(ember.complex64).",
+)
+declare(
+    "Tensor.cdouble",
+    "Tensor (Tensor input, *, Object memory_format=None) => ToCdouble",
+    method=True, op=("_to_copy", "copy_"),
+    doc="to(ember.complex128).",
+)
 def _dtype_method(name: str, dtype: _dt.DType):
     def method(input, memory_format=None):
         fmt = _memory_format(memory_format, name)
@@ -200,6 +319,12 @@ for _name, _dtype in DTYPE_METHODS.items():
     _dtype_method(_name, _dtype)
 
 
+declare(
+    "Tensor.cpu",
+    "Tensor (Tensor input, *, Object memory_format=None) => Cpu",
+    method=True, op=("_to_copy", "copy_"),
+    doc="This tensor in CPU memory (self when it is there already).",
+)
 @functor("Cpu")
 def cpu(input, memory_format=None):
     if input._storage._device is CPU:
@@ -210,11 +335,33 @@ def cpu(input, memory_format=None):
 # --- copies ----------------------------------------------------------------------------------
 
 
+declare(
+    "clone",
+    "Tensor (Tensor input, *, Object memory_format=None) => Clone",
+    method=True, op=("_to_copy", "copy_"),
+    doc="""
+    A copy in new memory; a dense layout such as a transpose keeps its strides (memory_format='contiguous_format' makes it contiguous).
+
+    >>> ember.zeros(2, 3).t().clone().stride()
+    (1, 3)
+    """,
+)
 @functor("Clone")
 def clone(input, memory_format=None):
     return convert(input, input._dtype, input._storage._device, "clone", _memory_format(memory_format, "clone"))
 
 
+declare(
+    "Tensor.contiguous",
+    "Tensor (Tensor input, *, Object memory_format=None) => Contiguous",
+    method=True, op="_to_copy",
+    doc="""
+    This tensor when it is contiguous, else a contiguous copy.
+
+    >>> ember.zeros(2, 3).t().contiguous().stride()
+    (2, 1)
+    """,
+)
 @functor("Contiguous")
 def contiguous(input, memory_format=None):
     if memory_format is not None and _memory_format(memory_format, "contiguous") == "preserve":
@@ -224,11 +371,28 @@ def contiguous(input, memory_format=None):
     return convert(input, input._dtype, input._storage._device, "contiguous", "contiguous")
 
 
+declare(
+    "detach",
+    "Tensor (Tensor input) => Detach",
+    method=True, differentiable=False,
+    doc="A tensor sharing this one's memory, outside autograd.",
+)
 @functor("Detach")
 def detach(input):
     return dispatch(DETACH, (input,))[0]
 
 
+declare(
+    "Tensor.copy_",
+    "Tensor (Tensor input, Object src, Bool non_blocking=False) => Copy_",
+    method=True, op="copy_",
+    doc="""
+    Copy src into this tensor in place, broadcasting and casting (refused for read-only tensors and expanded views).
+
+    >>> t = ember.zeros(2, 2); t.copy_(ember.tensor([1, 2])).tolist()
+    [[1.0, 2.0], [1.0, 2.0]]
+    """,
+)
 @functor("Copy_")
 def copy_(input, src, non_blocking=False):
     """Broadcast ``src`` into ``input`` in place, casting to its dtype."""
@@ -248,11 +412,23 @@ def copy_(input, src, non_blocking=False):
     return dispatch(COPY_, (input, src), NO_ATTRS, (input,))[0]
 
 
+declare(
+    "fill_",
+    "Tensor (Tensor input, Object value) => Fill_",
+    method=True, op="fill",
+    doc="""
+    Write value (a number or a 0-d tensor) into every element, in place.
+
+    >>> ember.zeros(2, dtype=ember.int64).fill_(2.7).tolist()
+    [2, 2]
+    """,
+)
 @functor("Fill_")
 def fill_(input, value):
     return fill_into(input, value, "fill_")
 
 
+declare("zero_", "Tensor (Tensor input) => Zero_", method=True, op="fill", doc="Write zeros into every element, in place.")
 @functor("Zero_")
 def zero_(input):
     return fill_into(input, b"" if input._dtype is _dt.string else 0, "zero_")

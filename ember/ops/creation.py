@@ -22,10 +22,14 @@ import numpy as np
 from .._core import dtype as _dt
 from .._core.device import CPU, Device, as_device
 from .._core.shape import check_size, contiguous_strides, is_non_overlapping_and_dense
-from .._core.tensor import Tensor, empty_tensor
+from .._core.tensor import Tensor, empty_tensor, tensor
+from .._core.tensor_numpy import as_tensor
 from .._core.views import check_in_bounds
 from ..dispatch import OpExpr, dispatch
 from .functor import functor
+from .schema import schema_family
+
+declare = schema_family("creation")
 
 __all__ = ["FILL", "broadcastable_to", "check_kinds", "dense_strides", "dtype_of_scalar", "fill_into", "memory_format", "new_filled", "preserved_strides"]
 
@@ -175,30 +179,91 @@ def new_filled(shape: tuple, dtype: _dt.DType, device: Device, value, op: str, s
 # --- empty / zeros / ones / full ----------------------------------------------------
 
 
+declare(
+    "empty",
+    "Tensor (IntList size, *, DType? dtype=None, Device? device=None, Bool requires_grad=False) => Empty",
+    differentiable=False, composite=True,
+    doc="""
+    An uninitialised tensor; its memory is allocated on first use (caffe2's lazy allocation),
+    never on the meta device. The size as varargs or one sequence.
+
+    >>> t = ember.empty(2, 3)
+    >>> t.shape, t.untyped_storage().is_allocated
+    (ember.Size([2, 3]), False)
+    """,
+)
 @functor("Empty")
 def empty(size, dtype=None, device=None, requires_grad=False):
     shape, dtype, device = _factory("empty", size, dtype, device)
     return check_requires_grad(empty_tensor(shape, dtype, device), requires_grad)
 
 
+declare(
+    "zeros",
+    "Tensor (IntList size, *, DType? dtype=None, Device? device=None, Bool requires_grad=False) => Zeros",
+    differentiable=False, op="fill",
+    doc="""
+    A tensor of zeros; the size as varargs or one sequence.
+
+    >>> ember.zeros(2, 3).shape == ember.zeros((2, 3)).shape
+    True
+    >>> ember.zeros(2, dtype=ember.int32)
+    tensor([0, 0], dtype=ember.int32)
+    """,
+)
 @functor("Zeros")
 def zeros(size, dtype=None, device=None, requires_grad=False):
     shape, dtype, device = _factory("zeros", size, dtype, device)
     return check_requires_grad(new_filled(shape, dtype, device, b"" if dtype is _dt.string else 0, "zeros"), requires_grad)
 
 
+declare(
+    "ones",
+    "Tensor (IntList size, *, DType? dtype=None, Device? device=None, Bool requires_grad=False) => Ones",
+    differentiable=False, op="fill",
+    doc="""
+    A tensor of ones; the size as varargs or one sequence.
+
+    >>> ember.ones(2)
+    tensor([1., 1.])
+    """,
+)
 @functor("Ones")
 def ones(size, dtype=None, device=None, requires_grad=False):
     shape, dtype, device = _factory("ones", size, dtype, device)
     return check_requires_grad(new_filled(shape, dtype, device, 1, "ones"), requires_grad)
 
 
+declare(
+    "full",
+    "Tensor (IntList size, Object fill_value, *, DType? dtype=None, Device? device=None, Bool requires_grad=False) => Full",
+    differentiable=False, op="fill",
+    doc="""
+    A tensor filled with fill_value; without dtype, bool -> bool, int -> int64, float -> the default dtype, complex -> the default complex dtype.
+
+    >>> ember.full((2,), 7)
+    tensor([7, 7])
+    >>> ember.full((2,), 1.5).dtype
+    ember.float32
+    """,
+)
 @functor("Full")
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     shape, dtype, device = _factory("full", size, dtype, device, dtype_of_scalar(fill_value))
     return check_requires_grad(new_filled(shape, dtype, device, fill_value, "full"), requires_grad)
 
 
+declare(
+    "empty_strided",
+    "Tensor (IntList size, IntList stride, *, DType? dtype=None, Device? device=None, Bool requires_grad=False) => EmptyStrided",
+    differentiable=False, composite=True,
+    doc="""
+    An uninitialised tensor with the given strides, over just enough memory for them.
+
+    >>> ember.empty_strided((2, 3), (1, 2)).stride()
+    (1, 2)
+    """,
+)
 @functor("EmptyStrided")
 def empty_strided(size, stride, dtype=None, device=None, requires_grad=False):
     shape, dtype, device = _factory("empty_strided", size, dtype, device)
@@ -224,12 +289,34 @@ def _like(op: str, input: Tensor, dtype, device, fmt) -> tuple:
     return input._shape, dtype, device, preserved_strides(input, memory_format(fmt, op))
 
 
+declare(
+    "empty_like",
+    "Tensor (Tensor input, *, DType? dtype=None, Device? device=None, Bool requires_grad=False, Object memory_format=None) => EmptyLike",
+    differentiable=False, composite=True,
+    doc="""
+    An uninitialised tensor with input's shape, dtype and device (a dense layout such as a transpose keeps its strides).
+
+    >>> ember.empty_like(ember.zeros(2, 3).t()).stride()
+    (1, 3)
+    """,
+)
 @functor("EmptyLike")
 def empty_like(input, dtype=None, device=None, requires_grad=False, memory_format=None):
     shape, dtype, device, stride = _like("empty_like", input, dtype, device, memory_format)
     return check_requires_grad(empty_tensor(shape, dtype, device, stride=stride), requires_grad)
 
 
+declare(
+    "zeros_like",
+    "Tensor (Tensor input, *, DType? dtype=None, Device? device=None, Bool requires_grad=False, Object memory_format=None) => ZerosLike",
+    differentiable=False, op="fill",
+    doc="""
+    Zeros with input's shape, dtype and device.
+
+    >>> ember.zeros_like(ember.tensor([1, 2])).tolist()
+    [0, 0]
+    """,
+)
 @functor("ZerosLike")
 def zeros_like(input, dtype=None, device=None, requires_grad=False, memory_format=None):
     shape, dtype, device, stride = _like("zeros_like", input, dtype, device, memory_format)
@@ -237,12 +324,34 @@ def zeros_like(input, dtype=None, device=None, requires_grad=False, memory_forma
     return check_requires_grad(new_filled(shape, dtype, device, value, "zeros_like", stride), requires_grad)
 
 
+declare(
+    "ones_like",
+    "Tensor (Tensor input, *, DType? dtype=None, Device? device=None, Bool requires_grad=False, Object memory_format=None) => OnesLike",
+    differentiable=False, op="fill",
+    doc="""
+    Ones with input's shape, dtype and device.
+
+    >>> ember.ones_like(ember.tensor([1.5, 2.5])).tolist()
+    [1.0, 1.0]
+    """,
+)
 @functor("OnesLike")
 def ones_like(input, dtype=None, device=None, requires_grad=False, memory_format=None):
     shape, dtype, device, stride = _like("ones_like", input, dtype, device, memory_format)
     return check_requires_grad(new_filled(shape, dtype, device, 1, "ones_like", stride), requires_grad)
 
 
+declare(
+    "full_like",
+    "Tensor (Tensor input, Object fill_value, *, DType? dtype=None, Device? device=None, Bool requires_grad=False, Object memory_format=None) => FullLike",
+    differentiable=False, op="fill",
+    doc="""
+    fill_value everywhere, with input's shape, dtype and device.
+
+    >>> ember.full_like(ember.zeros(2, dtype=ember.int32), 7)
+    tensor([7, 7], dtype=ember.int32)
+    """,
+)
 @functor("FullLike")
 def full_like(input, fill_value, dtype=None, device=None, requires_grad=False, memory_format=None):
     shape, dtype, device, stride = _like("full_like", input, dtype, device, memory_format)
@@ -253,24 +362,57 @@ def _new(self: Tensor, dtype, device) -> tuple:
     return (self._dtype if dtype is None else dtype), (self._storage._device if device is None else device)
 
 
+declare(
+    "Tensor.new_empty",
+    "Tensor (Tensor input, IntList size, *, DType? dtype=None, Device? device=None, Bool requires_grad=False) => NewEmpty",
+    method=True, differentiable=False, composite=True,
+    doc="""
+    An uninitialised tensor of the given size, with this tensor's dtype and device by default.
+    """,
+)
 @functor("NewEmpty")
 def new_empty(self, size, dtype=None, device=None, requires_grad=False):
     dtype, device = _new(self, dtype, device)
     return empty(size, dtype, device, requires_grad)
 
 
+declare(
+    "Tensor.new_zeros",
+    "Tensor (Tensor input, IntList size, *, DType? dtype=None, Device? device=None, Bool requires_grad=False) => NewZeros",
+    method=True, differentiable=False, op="fill",
+    doc="""
+    Zeros of the given size, with this tensor's dtype and device by default.
+
+    >>> ember.tensor([1, 2]).new_zeros((2,)).tolist()
+    [0, 0]
+    """,
+)
 @functor("NewZeros")
 def new_zeros(self, size, dtype=None, device=None, requires_grad=False):
     dtype, device = _new(self, dtype, device)
     return zeros(size, dtype, device, requires_grad)
 
 
+declare(
+    "Tensor.new_ones",
+    "Tensor (Tensor input, IntList size, *, DType? dtype=None, Device? device=None, Bool requires_grad=False) => NewOnes",
+    method=True, differentiable=False, op="fill",
+    doc="Ones of the given size, with this tensor's dtype and device by default.",
+)
 @functor("NewOnes")
 def new_ones(self, size, dtype=None, device=None, requires_grad=False):
     dtype, device = _new(self, dtype, device)
     return ones(size, dtype, device, requires_grad)
 
 
+declare(
+    "Tensor.new_full",
+    "Tensor (Tensor input, IntList size, Object fill_value, *, DType? dtype=None, Device? device=None, Bool requires_grad=False) => NewFull",
+    method=True, differentiable=False, op="fill",
+    doc="""
+    fill_value everywhere, in a tensor of the given size with this tensor's dtype and device by default.
+    """,
+)
 @functor("NewFull")
 def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
     dtype, device = _new(self, dtype, device)
@@ -322,6 +464,19 @@ def arange_size(start, end, step, dtype: _dt.DType) -> int:
     return int(size)
 
 
+declare(
+    "arange",
+    "Tensor (Scalar? start=None, Scalar? end=None, Scalar step=1, *, DType? dtype=None, Device? device=None, Bool requires_grad=False) => Arange",
+    out=True, differentiable=False,
+    doc="""
+    Values from start (default 0) up to end, exclusive, by step: int64 when all of them are ints, else the default dtype.
+
+    >>> ember.arange(5).tolist()
+    [0, 1, 2, 3, 4]
+    >>> ember.arange(1, 0, -0.25).tolist()
+    [1.0, 0.75, 0.5, 0.25]
+    """,
+)
 @functor("Arange")
 def arange(start=None, end=None, step=1, dtype=None, device=None, requires_grad=False, out=None):
     if end is None:
@@ -367,6 +522,17 @@ def _linspace_attrs(op, start, end, steps, dtype, device, out, endpoint=True, ba
     return {"steps": steps, "dtype": dtype, "device": device, "start": start, "end": end, "endpoint": endpoint, "base": base}
 
 
+declare(
+    "linspace",
+    "Tensor (Scalar start, Scalar end, Int steps, *, Bool endpoint=True, DType? dtype=None, Device? device=None, Bool requires_grad=False) => Linspace",
+    out=True, differentiable=False,
+    doc="""
+    steps evenly spaced values from start to end (end excluded with endpoint=False, as in the array API).
+
+    >>> ember.linspace(0, 1, 5).tolist()
+    [0.0, 0.25, 0.5, 0.75, 1.0]
+    """,
+)
 @functor("Linspace")
 def linspace(start, end, steps, endpoint=True, dtype=None, device=None, requires_grad=False, out=None):
     attrs = _linspace_attrs("linspace", start, end, steps, dtype, device, out, endpoint)
@@ -375,6 +541,17 @@ def linspace(start, end, steps, endpoint=True, dtype=None, device=None, requires
     return check_requires_grad(dispatch(LINSPACE, (), attrs)[0], requires_grad)
 
 
+declare(
+    "logspace",
+    "Tensor (Scalar start, Scalar end, Int steps, Float base=10.0, *, DType? dtype=None, Device? device=None, Bool requires_grad=False) => Logspace",
+    out=True, differentiable=False, op="linspace",
+    doc="""
+    base ** linspace(start, end, steps).
+
+    >>> ember.logspace(0, 3, 4, dtype=ember.int64).tolist()
+    [1, 10, 100, 1000]
+    """,
+)
 @functor("Logspace")
 def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_grad=False, out=None):
     attrs = _linspace_attrs("logspace", start, end, steps, dtype, device, out, True, base)
@@ -391,6 +568,17 @@ def _infer_eye(attrs):
     return (((attrs["n"], attrs["m"]), attrs["dtype"]),)
 
 
+declare(
+    "eye",
+    "Tensor (Int n, Int? m=None, *, Int k=0, DType? dtype=None, Device? device=None, Bool requires_grad=False) => Eye",
+    out=True, differentiable=False,
+    doc="""
+    An n x m matrix with ones on diagonal k (0: the main one) and zeros elsewhere.
+
+    >>> ember.eye(2, 3, dtype=ember.int64).tolist()
+    [[1, 0, 0], [0, 1, 0]]
+    """,
+)
 @functor("Eye")
 def eye(n, m=None, k=0, dtype=None, device=None, requires_grad=False, out=None):
     if n < 0:
@@ -434,11 +622,33 @@ def _tri_indices(op, lower, row, col, offset, dtype, device):
     return dispatch(TRI_INDICES, (), attrs)[0]
 
 
+declare(
+    "tril_indices",
+    "Tensor (Int row, Int col, Int offset=0, *, DType? dtype=None, Device? device=None) => TrilIndices",
+    differentiable=False, op="tri_indices",
+    doc="""
+    The (row, column) indices of the lower triangle of a row x col matrix, as a 2 x N tensor.
+
+    >>> ember.tril_indices(3, 3).tolist()
+    [[0, 1, 1, 2, 2, 2], [0, 0, 1, 0, 1, 2]]
+    """,
+)
 @functor("TrilIndices")
 def tril_indices(row, col, offset=0, dtype=None, device=None):
     return _tri_indices("tril_indices", True, row, col, offset, dtype, device)
 
 
+declare(
+    "triu_indices",
+    "Tensor (Int row, Int col, Int offset=0, *, DType? dtype=None, Device? device=None) => TriuIndices",
+    differentiable=False, op="tri_indices",
+    doc="""
+    The (row, column) indices of the upper triangle of a row x col matrix, as a 2 x N tensor.
+
+    >>> ember.triu_indices(2, 3, 1).tolist()
+    [[0, 0, 1], [1, 2, 2]]
+    """,
+)
 @functor("TriuIndices")
 def triu_indices(row, col, offset=0, dtype=None, device=None):
     return _tri_indices("triu_indices", False, row, col, offset, dtype, device)
@@ -447,6 +657,18 @@ def triu_indices(row, col, offset=0, dtype=None, device=None):
 # --- composites ------------------------------------------------------------------------------
 
 
+declare(
+    "meshgrid",
+    "TensorList (TensorList tensors, *, String? indexing=None) => Meshgrid",
+    composite=True,
+    doc="""
+    Coordinate grids (expanded views) of 1-D inputs; indexing 'ij' (the default) or 'xy'. Takes a list of tensors.
+
+    >>> x, y = ember.meshgrid([ember.tensor([1, 2]), ember.tensor([3, 4, 5])], indexing="ij")
+    >>> x.shape, y.tolist()
+    (ember.Size([2, 3]), [[3, 4, 5], [3, 4, 5]])
+    """,
+)
 @functor("Meshgrid")
 def meshgrid(tensors, indexing=None):
     """Views (expanded) of the 0-d/1-d inputs over the grid they span."""
@@ -480,13 +702,22 @@ def meshgrid(tensors, indexing=None):
     return tuple(outs)
 
 
+declare(
+    "asarray",
+    "Tensor (Object obj, *, DType? dtype=None, Device? device=None, Bool? copy=None, Bool requires_grad=False) => Asarray",
+    composite=True,
+    doc="""
+    The array API's asarray: shares memory with tensors and NumPy arrays when dtype and device allow (copy=None), always copies (copy=True), or refuses to copy (copy=False).
+
+    >>> a = np.zeros(2)
+    >>> ember.asarray(a, copy=False)[0] = 1.0; a.tolist()
+    [1.0, 0.0]
+    """,
+)
 @functor("Asarray")
 def asarray(obj, dtype=None, device=None, copy=None, requires_grad=False):
     """The array API's ``asarray``: share memory when allowed (``copy=None``), always copy
     (``copy=True``) or never (``copy=False``: an error when a copy is needed)."""
-    from .._core.tensor import tensor
-    from ..interop.numpy import as_tensor
-
     if isinstance(obj, Tensor):
         if (dtype is None or dtype is obj._dtype) and (device is None or device == obj.device) and not copy:
             out = obj

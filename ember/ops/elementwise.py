@@ -24,6 +24,9 @@ from ..dispatch import NO_ATTRS, OpExpr, dispatch
 from .common import broadcast_all, broadcast_pair, grad_recording, sum_to, wants_grad
 from .common import functional as _F
 from .functor import FUNCTORS
+from .schema import schema_family
+
+declare = schema_family("elementwise")
 
 __all__ = ["BINARY_OPS", "UNARY_OPS", "binary", "check_kinds", "to_float", "unary"]
 
@@ -159,16 +162,138 @@ def _no_bool(message: str) -> Callable:
 
 
 # Float functions: integers and bool give the default float dtype.
+declare(
+    "sqrt",
+    "Tensor (Tensor input) => Sqrt",
+    method=True, inplace="sqrt_", out=True,
+    doc="""
+    Square root; integers give the default float dtype.
+
+    >>> ember.sqrt(ember.tensor([4, 9])).tolist()
+    [2.0, 3.0]
+    """,
+)
+declare("rsqrt", "Tensor (Tensor input) => Rsqrt", method=True, inplace="rsqrt_", out=True, doc="1 / sqrt(input).")
+declare(
+    "exp",
+    "Tensor (Tensor input) => Exp",
+    method=True, inplace="exp_", out=True,
+    doc="e to the power of input; integers give the default float dtype.",
+)
+declare("exp2", "Tensor (Tensor input) => Exp2", method=True, inplace="exp2_", out=True, doc="2 to the power of input.")
+declare(
+    "expm1",
+    "Tensor (Tensor input) => Expm1",
+    method=True, inplace="expm1_", out=True,
+    doc="exp(input) - 1, accurate near 0.",
+)
+declare("log", "Tensor (Tensor input) => Log", method=True, inplace="log_", out=True, doc="Natural logarithm.")
+declare("log2", "Tensor (Tensor input) => Log2", method=True, inplace="log2_", out=True, doc="Base-2 logarithm.")
+declare("log10", "Tensor (Tensor input) => Log10", method=True, inplace="log10_", out=True, doc="Base-10 logarithm.")
+declare(
+    "log1p",
+    "Tensor (Tensor input) => Log1p",
+    method=True, inplace="log1p_", out=True,
+    doc="log(1 + input), accurate near 0.",
+)
+declare("sin", "Tensor (Tensor input) => Sin", method=True, inplace="sin_", out=True, doc="Sine.")
+declare("cos", "Tensor (Tensor input) => Cos", method=True, inplace="cos_", out=True, doc="Cosine.")
+declare("tan", "Tensor (Tensor input) => Tan", method=True, inplace="tan_", out=True, doc="Tangent.")
+declare("asin", "Tensor (Tensor input) => Asin", method=True, inplace="asin_", out=True, aliases=("arcsin",), doc="Inverse sine.")
+declare(
+    "acos",
+    "Tensor (Tensor input) => Acos",
+    method=True, inplace="acos_", out=True, aliases=("arccos",),
+    doc="Inverse cosine.",
+)
+declare(
+    "atan",
+    "Tensor (Tensor input) => Atan",
+    method=True, inplace="atan_", out=True, aliases=("arctan",),
+    doc="Inverse tangent.",
+)
+declare("sinh", "Tensor (Tensor input) => Sinh", method=True, inplace="sinh_", out=True, doc="Hyperbolic sine.")
+declare("cosh", "Tensor (Tensor input) => Cosh", method=True, inplace="cosh_", out=True, doc="Hyperbolic cosine.")
+declare("tanh", "Tensor (Tensor input) => Tanh", method=True, inplace="tanh_", out=True, doc="Hyperbolic tangent.")
+declare(
+    "asinh",
+    "Tensor (Tensor input) => Asinh",
+    method=True, inplace="asinh_", out=True, aliases=("arcsinh",),
+    doc="Inverse hyperbolic sine.",
+)
+declare(
+    "acosh",
+    "Tensor (Tensor input) => Acosh",
+    method=True, inplace="acosh_", out=True, aliases=("arccosh",),
+    doc="Inverse hyperbolic cosine.",
+)
+declare(
+    "atanh",
+    "Tensor (Tensor input) => Atanh",
+    method=True, inplace="atanh_", out=True, aliases=("arctanh",),
+    doc="Inverse hyperbolic tangent.",
+)
+declare(
+    "sigmoid",
+    "Tensor (Tensor input) => Sigmoid",
+    method=True, inplace="sigmoid_", out=True,
+    doc="1 / (1 + exp(-input)), computed without overflow.",
+)
+declare(
+    "reciprocal",
+    "Tensor (Tensor input) => Reciprocal",
+    method=True, inplace="reciprocal_", out=True,
+    doc="1 / input; integers give the default float dtype.",
+)
 _FLOAT_FUNCS = (
     "sqrt", "rsqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin", "acos",
     "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "reciprocal",
 )  # fmt: skip
 for _name in _FLOAT_FUNCS:
     unary(_name, "".join(p.capitalize() for p in _name.split("_")), kinds=ALL, result=to_float)
+declare(
+    "erf",
+    "Tensor (Tensor input) => Erf",
+    method=True, inplace="erf_", out=True,
+    doc="""
+    The error function (W. J. Cody's rational approximations, float64-accurate).
+
+    >>> ember.erf(ember.tensor([0.0, -30.0])).tolist()
+    [0.0, -1.0]
+    """,
+)
 unary("erf", "Erf", kinds=REAL, result=to_float)
+declare(
+    "erfc",
+    "Tensor (Tensor input) => Erfc",
+    method=True, inplace="erfc_", out=True,
+    doc="1 - erf(input), accurate in the tail.",
+)
 unary("erfc", "Erfc", kinds=REAL, result=to_float)
 
+declare(
+    "abs",
+    "Tensor (Tensor input) => Abs",
+    method=True, inplace="abs_", out=True, aliases=("absolute",), operators=("__abs__",),
+    doc="""
+    |input|, elementwise; complex gives its magnitude (real dtype).
+
+    >>> ember.abs(ember.tensor([-1.5, 2.0])).tolist()
+    [1.5, 2.0]
+    """,
+)
 unary("abs", "Abs", kinds=NUMERIC, result=_to_real)
+declare(
+    "neg",
+    "Tensor (Tensor input) => Neg",
+    method=True, inplace="neg_", out=True, aliases=("negative",), operators=("__neg__",),
+    doc="""
+    -input, elementwise (not for bool: use ``~`` or ``logical_not``).
+
+    >>> ember.neg(ember.tensor([1, -2])).tolist()
+    [-1, 2]
+    """,
+)
 unary(
     "neg",
     "Neg",
@@ -178,10 +303,45 @@ unary(
         "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
     ),
 )
+declare(
+    "sign",
+    "Tensor (Tensor input) => Sign",
+    method=True, inplace="sign_", out=True,
+    doc="""
+    The sign of input: -1, 0 or 1 (0 for NaN, as PyTorch); not for complex (use ``sgn``).
+
+    >>> ember.sign(ember.tensor([-2.5, 0.0, 3.0])).tolist()
+    [-1.0, 0.0, 1.0]
+    """,
+)
 unary("sign", "Sign", kinds=REAL)
+declare(
+    "sgn",
+    "Tensor (Tensor input) => Sgn",
+    method=True, inplace="sgn_", out=True,
+    doc="input / |input| for complex input (0 at 0); the sign otherwise.",
+)
 unary("sgn", "Sgn", kinds=ALL)
+declare(
+    "square",
+    "Tensor (Tensor input) => Square",
+    method=True, inplace="square_", out=True,
+    doc="input * input (bool gives int64, as PyTorch's ``pow(bool, 2)``).",
+)
 unary("square", "Square", kinds=ALL, result=_bool_to_long)
+declare(
+    "relu",
+    "Tensor (Tensor input, *, Bool inplace=False) => ReluInplace",
+    method=True, inplace="relu_",
+    doc="""
+    max(input, 0), elementwise.
+
+    >>> ember.relu(ember.tensor([-1.0, 0.5])).tolist()
+    [0.0, 0.5]
+    """,
+)
 unary("relu", "Relu", kinds=REAL_NO_BOOL)
+declare("silu", "Tensor (Tensor input, *, Bool inplace=False) => SiluInplace", inplace="silu_", doc="input * sigmoid(input).")
 unary("silu", "Silu", kinds=INEXACT)
 
 
@@ -204,9 +364,36 @@ def _real_attrs(*names) -> Callable:
     return check
 
 
+declare(
+    "gelu",
+    "Tensor (Tensor input, *, String approximate='none') => Gelu",
+    doc="""
+    input * Phi(input) (``approximate='tanh'``: the tanh approximation).
+
+    >>> ember.gelu(ember.tensor([0.0, 10.0])).tolist()
+    [0.0, 10.0]
+    """,
+)
 unary("gelu", "Gelu", kinds=FLOATING, attrs=("approximate",), check=_check_gelu)
+declare(
+    "softplus",
+    "Tensor (Tensor input, Scalar beta=1, Scalar threshold=20) => Softplus",
+    doc="log(1 + exp(beta * input)) / beta; linear where beta * input > threshold.",
+)
 unary("softplus", "Softplus", kinds=FLOATING, attrs=("beta", "threshold"), check=_real_attrs("beta", "threshold"))
+declare(
+    "elu",
+    "Tensor (Tensor input, Scalar alpha=1.0, *, Bool inplace=False) => EluInplace",
+    inplace="elu_",
+    doc="input where positive, alpha * (exp(input) - 1) elsewhere.",
+)
 unary("elu", "Elu", kinds=FLOATING, attrs=("alpha",), check=_real_attrs("alpha"))
+declare(
+    "leaky_relu",
+    "Tensor (Tensor input, Scalar negative_slope=0.01, *, Bool inplace=False) => LeakyReluInplace",
+    inplace="leaky_relu_",
+    doc="input where positive, negative_slope * input elsewhere.",
+)
 unary("leaky_relu", "LeakyRelu", kinds=FLOATING, attrs=("negative_slope",), check=_real_attrs("negative_slope"))
 
 
@@ -217,8 +404,27 @@ def _check_hardtanh_all(attrs, dtype):
         raise RuntimeError("hardtanh(): cannot do hardtanh on an unsigned type with negative limits")
 
 
+declare(
+    "hardtanh",
+    "Tensor (Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0, *, Bool inplace=False) => HardtanhInplace",
+    inplace="hardtanh_",
+    doc="input clamped to [min_val, max_val].",
+)
 unary("hardtanh", "Hardtanh", kinds=REAL_NO_BOOL, attrs=("min_val", "max_val"), check=_check_hardtanh_all)
 
+declare(
+    "floor",
+    "Tensor (Tensor input) => Floor",
+    method=True, inplace="floor_", out=True,
+    doc="Round down to an integer value (integers are returned unchanged).",
+)
+declare("ceil", "Tensor (Tensor input) => Ceil", method=True, inplace="ceil_", out=True, doc="Round up to an integer value.")
+declare(
+    "trunc",
+    "Tensor (Tensor input) => Trunc",
+    method=True, inplace="trunc_", out=True, aliases=("fix",),
+    doc="Round toward zero.",
+)
 for _name in ("floor", "ceil", "trunc"):
     unary(_name, _name.capitalize(), kinds=REAL_NO_BOOL)
 
@@ -228,15 +434,86 @@ def _check_round(attrs, dtype):
         raise TypeError(f"round(): decimals={attrs['decimals']} needs a floating-point input, got {dtype}")
 
 
+declare(
+    "round",
+    "Tensor (Tensor input, *, Int decimals=0) => Round",
+    method=True, inplace="round_", out=True,
+    doc="""
+    Round half to even, to ``decimals`` decimal places.
+
+    >>> ember.round(ember.tensor([0.5, 1.5, 2.567]), decimals=0).tolist()
+    [0.0, 2.0, 3.0]
+    """,
+)
 unary("round", "Round", kinds=REAL_NO_BOOL, attrs=("decimals",), check=_check_round)
+declare(
+    "frac",
+    "Tensor (Tensor input) => Frac",
+    method=True, inplace="frac_", out=True,
+    doc="input - trunc(input) (floating point only).",
+)
 unary("frac", "Frac", kinds=FLOATING)
+declare("isnan", "Tensor (Tensor input) => Isnan", method=True, differentiable=False, doc="True where input is NaN.")
+declare("isinf", "Tensor (Tensor input) => Isinf", method=True, differentiable=False, doc="True where input is +-inf.")
+declare(
+    "isfinite",
+    "Tensor (Tensor input) => Isfinite",
+    method=True, differentiable=False,
+    doc="True where input is neither NaN nor infinite.",
+)
 for _name in ("isnan", "isinf", "isfinite"):
     unary(_name, _name.capitalize(), kinds=ALL, result=_to_bool)
+declare(
+    "signbit",
+    "Tensor (Tensor input) => Signbit",
+    method=True, out=True, differentiable=False,
+    doc="True where the sign bit is set (including -0.0).",
+)
 unary("signbit", "Signbit", kinds=REAL, result=_to_bool)
+declare(
+    "logical_not",
+    "Tensor (Tensor input) => LogicalNot",
+    method=True, inplace="logical_not_", out=True, differentiable=False,
+    doc="``not input`` elementwise, as a bool tensor (nonzero is true).",
+)
 unary("logical_not", "LogicalNot", kinds=ALL, result=_to_bool)
+declare(
+    "bitwise_not",
+    "Tensor (Tensor input) => BitwiseNot",
+    method=True, inplace="bitwise_not_", out=True, differentiable=False, aliases=("bitwise_invert",), operators=("__invert__",),
+    doc="""
+    Bitwise NOT of an integer or bool tensor (``~``).
+
+    >>> (~ember.tensor([True, False])).tolist(), ember.bitwise_not(ember.tensor([0, 5])).tolist()
+    ([False, True], [-1, -6])
+    """,
+)
 unary("bitwise_not", "BitwiseNot", kinds=BITS)
+declare(
+    "angle",
+    "Tensor (Tensor input) => Angle",
+    method=True, out=True,
+    doc="The argument of a complex number; for real input 0 or pi (NaN stays NaN).",
+)
 unary("angle", "Angle", kinds=ALL, result=_to_real_float)
+declare(
+    "conj_physical",
+    "Tensor (Tensor input) => ConjPhysical",
+    method=True, inplace="conj_physical_", out=True,
+    doc="The complex conjugate, computed into new memory (real input: a copy).",
+)
 unary("conj_physical", "ConjPhysical", kinds=ALL)
+declare(
+    "nan_to_num",
+    "Tensor (Tensor input, Float? nan=0.0, Float? posinf=None, Float? neginf=None) => NanToNum",
+    method=True, inplace="nan_to_num_", out=True,
+    doc="""
+    Replace NaN, +inf and -inf (default: 0 and the dtype's largest and lowest finite values).
+
+    >>> ember.nan_to_num(ember.tensor([float('nan'), float('inf')]), posinf=9.0).tolist()
+    [0.0, 9.0]
+    """,
+)
 unary("nan_to_num", "NanToNum", kinds=ALL, attrs=("nan", "posinf", "neginf"))
 
 
@@ -246,6 +523,12 @@ def _conj(input):
     return dispatch(UNARY_OPS["conj_physical"], (input,))[0]
 
 
+declare(
+    "conj",
+    "Tensor (Tensor input) => Conj",
+    method=True, op="conj_physical",
+    doc="The complex conjugate; real input is returned as is.",
+)
 FUNCTORS["Conj"] = _conj
 
 
@@ -255,6 +538,12 @@ def _positive(input):
     return input
 
 
+declare(
+    "positive",
+    "Tensor (Tensor input) => Positive",
+    method=True, composite=True, operators=("__pos__",),
+    doc="+input: returns input itself (not for bool).",
+)
 FUNCTORS["Positive"] = _positive
 
 # real and imag are views: the real (imaginary) parts of a complex tensor are every other
@@ -289,7 +578,19 @@ def _imag(input):
     return dispatch(_imag_op, (input,))[0]
 
 
+declare(
+    "real",
+    "Tensor (Tensor input) => Real",
+    method="property",
+    doc="""
+    The real part, a view (real input is returned as is).
+
+    >>> ember.tensor([1 + 2j]).real.tolist()
+    [1.0]
+    """,
+)
 FUNCTORS["Real"] = _real
+declare("imag", "Tensor (Tensor input) => Imag", method="property", doc="The imaginary part of a complex tensor, a view.")
 FUNCTORS["Imag"] = _imag
 
 
@@ -314,6 +615,24 @@ def _clamp_scalar(input, min, max, out=None):
     return dispatch(_clamp_op, (input,), {"min": min, "max": max}, None if out is None else (out,))[0]
 
 
+declare(
+    "maximum",
+    [
+        "Tensor (Tensor input, Tensor other) => Maximum",
+        "Tensor (Tensor input, Scalar other) => MaximumScalar",
+    ],
+    method=True, out=True, op=("maximum", "maximum_scalar"),
+    doc="Elementwise maximum; NaN propagates.",
+)
+declare(
+    "minimum",
+    [
+        "Tensor (Tensor input, Tensor other) => Minimum",
+        "Tensor (Tensor input, Scalar other) => MinimumScalar",
+    ],
+    method=True, out=True, op=("minimum", "minimum_scalar"),
+    doc="Elementwise minimum; NaN propagates.",
+)
 def _clamp_tensor(input, min, max, out=None):
     if min is None and max is None:
         raise RuntimeError("clamp(): At least one of 'min' or 'max' must not be None")
@@ -328,6 +647,20 @@ def _clamp_tensor(input, min, max, out=None):
     return FUNCTORS["Minimum"](low, max, out)
 
 
+declare(
+    "clamp",
+    [
+        "Tensor (Tensor input, Scalar? min=None, Scalar? max=None) => ClampScalar",
+        "Tensor (Tensor input, Tensor? min=None, Tensor? max=None) => ClampTensor",
+    ],
+    method=True, inplace="clamp_", out=True, op=("clamp", "maximum", "minimum"), aliases=("clip",),
+    doc="""
+    min(max(input, min), max) elementwise; the bounds take part in type promotion.
+
+    >>> ember.clamp(ember.tensor([-2, 0, 5]), min=-1, max=3).tolist()
+    [-1, 0, 3]
+    """,
+)
 FUNCTORS["ClampScalar"] = _clamp_scalar
 FUNCTORS["ClampTensor"] = _clamp_tensor
 
@@ -443,7 +776,42 @@ def _check_pow_tensor(attrs, a, b, promoted):
     _check_pow(attrs, a, b, promoted)
 
 
+declare(
+    "add",
+    [
+        "Tensor (Tensor input, Tensor other, *, Scalar alpha=1) => Add",
+        "Tensor (Tensor input, Scalar other, *, Scalar alpha=1) => AddScalar",
+    ],
+    method=True, inplace="add_", out=True, op=("add", "add_scalar", "add_alpha"), operators=("__add__", "__radd__", "__iadd__"),
+    doc="""
+    input + alpha * other, broadcasting, with type promotion (Python scalars are weak).
+
+    >>> (ember.tensor([1, 2]) + 1.5).tolist()
+    [2.5, 3.5]
+    >>> ember.add(ember.tensor([1, 2]), ember.tensor([10, 20]), alpha=2).tolist()
+    [21, 42]
+    """,
+)
 _add, _add_scalar = binary("add", "Add", functors=False)
+declare(
+    "sub",
+    [
+        "Tensor (Tensor input, Tensor other, *, Scalar alpha=1) => Sub",
+        "Tensor (Tensor input, Scalar other, *, Scalar alpha=1) => SubScalar",
+    ],
+    method=True,
+    inplace="sub_",
+    out=True,
+    op=("sub", "sub_scalar", "add_alpha"),
+    aliases=("subtract",),
+    operators=("__sub__", "__rsub__", "__isub__"),
+    doc="""
+    input - alpha * other, broadcasting, with type promotion (not for bool).
+
+    >>> (2 - ember.tensor([1, 5])).tolist()
+    [1, -3]
+    """,
+)
 _sub, _sub_scalar = binary("sub", "Sub", check=_check_sub, functors=False)
 _add_alpha = OpExpr("add_alpha", ("input", "other"), ("out",))  # input + alpha * other
 
@@ -507,6 +875,20 @@ FUNCTORS["AddScalar"] = _add_scalar_functor
 FUNCTORS["Sub"] = _sub_functor
 FUNCTORS["SubScalar"] = _sub_scalar_functor
 
+declare(
+    "mul",
+    [
+        "Tensor (Tensor input, Tensor other) => Mul",
+        "Tensor (Tensor input, Scalar other) => MulScalar",
+    ],
+    method=True,
+    inplace="mul_",
+    out=True,
+    op=("mul", "mul_scalar"),
+    aliases=("multiply",),
+    operators=("__mul__", "__rmul__", "__imul__"),
+    doc="input * other, broadcasting, with type promotion.",
+)
 binary("mul", "Mul")
 
 # division: true (the default float for integers), and rounded ('trunc', 'floor')
@@ -525,6 +907,25 @@ def _check_rounded(op):
 
 _div_true = binary("div", "DivTrue", result=to_float, functors=False)
 _div_trunc = binary("div_trunc", "DivTrunc", kinds=_no_complex_div, check=_check_rounded("div"), public="div", functors=False)
+declare(
+    "floor_divide",
+    [
+        "Tensor (Tensor input, Tensor other) => FloorDivide",
+        "Tensor (Tensor input, Scalar other) => FloorDivideScalar",
+    ],
+    method=True,
+    inplace="floor_divide_",
+    out=True,
+    differentiable=False,
+    op=("floor_divide", "floor_divide_scalar"),
+    operators=("__floordiv__", "__rfloordiv__", "__ifloordiv__"),
+    doc="""
+    input // other, rounded toward -inf (Python's rule); integer division by zero raises.
+
+    >>> (ember.tensor([7, -7]) // 2).tolist()
+    [3, -4]
+    """,
+)
 _div_floor = binary("floor_divide", "FloorDivide", kinds=_no_complex_div, check=_check_rounded("floor_divide"))
 _DIV_MODES = {None: _div_true, "trunc": _div_trunc, "floor": _div_floor}
 
@@ -546,11 +947,80 @@ def _div_scalar(input, other, rounding_mode=None, out=None):
     return dispatch(op, (input,), {"other": other}, None if out is None else (out,))[0]
 
 
+declare(
+    "div",
+    [
+        "Tensor (Tensor input, Tensor other, *, String? rounding_mode=None) => Div",
+        "Tensor (Tensor input, Scalar other, *, String? rounding_mode=None) => DivScalar",
+    ],
+    method=True,
+    inplace="div_",
+    out=True,
+    op=("div", "div_scalar", "div_trunc", "div_trunc_scalar", "floor_divide", "floor_divide_scalar"),
+    aliases=("divide", "true_divide"),
+    operators=("__truediv__", "__rtruediv__", "__itruediv__"),
+    doc="""
+    input / other: true division (integers give the default float dtype), or rounded with
+    ``rounding_mode='trunc'`` (toward zero) or ``'floor'``, which keep integer dtypes.
+
+    >>> ember.tensor([7, -7]) / 2
+    tensor([ 3.5000, -3.5000])
+    >>> ember.div(ember.tensor([7, -7]), 2, rounding_mode='trunc').tolist()
+    [3, -3]
+    """,
+)
 FUNCTORS["Div"] = _div
 FUNCTORS["DivScalar"] = _div_scalar
 
+declare(
+    "remainder",
+    [
+        "Tensor (Tensor input, Tensor other) => Remainder",
+        "Tensor (Tensor input, Scalar other) => RemainderScalar",
+    ],
+    method=True,
+    inplace="remainder_",
+    out=True,
+    op=("remainder", "remainder_scalar"),
+    operators=("__mod__", "__rmod__", "__imod__"),
+    doc="""
+    input % other with the sign of other (Python's rule).
+
+    >>> (ember.tensor([-3, 3]) % 2).tolist()
+    [1, 1]
+    """,
+)
 binary("remainder", "Remainder", kinds=REAL, check=_check_rounded("remainder"))
+declare(
+    "fmod",
+    [
+        "Tensor (Tensor input, Tensor other) => Fmod",
+        "Tensor (Tensor input, Scalar other) => FmodScalar",
+    ],
+    method=True, inplace="fmod_", out=True, op=("fmod", "fmod_scalar"),
+    doc="""
+    The C remainder of input / other, with the sign of input.
+
+    >>> ember.fmod(ember.tensor([-3, 3]), 2).tolist()
+    [-1, 1]
+    """,
+)
 binary("fmod", "Fmod", kinds=REAL, check=_check_rounded("fmod"))
+declare(
+    "pow",
+    [
+        "Tensor (Tensor input, Tensor exponent) => Pow",
+        "Tensor (Tensor input, Scalar exponent) => PowScalar",
+        "Tensor (Scalar input, Tensor exponent) => PowScalarBase",
+    ],
+    method=True, inplace="pow_", out=True, op=("pow", "pow_scalar"), operators=("__pow__", "__rpow__", "__ipow__"),
+    doc="""
+    input ** exponent, broadcasting, with type promotion (a scalar base or exponent is weak).
+
+    >>> (2 ** ember.tensor([1, 2, 3])).tolist(), (ember.tensor([1.5]) ** 2).tolist()
+    ([2, 4, 8], [2.25])
+    """,
+)
 _pow = binary("pow", "Pow", kinds=ALL, check=_check_pow_tensor)
 
 
@@ -564,22 +1034,276 @@ def _pow_scalar_base(input, exponent, out=None):
 
 FUNCTORS["PowScalarBase"] = _pow_scalar_base
 
+declare(
+    "fmax",
+    [
+        "Tensor (Tensor input, Tensor other) => Fmax",
+        "Tensor (Tensor input, Scalar other) => FmaxScalar",
+    ],
+    method=True, out=True, op=("fmax", "fmax_scalar"),
+    doc="Elementwise maximum, ignoring NaN where the other operand is a number.",
+)
+declare(
+    "fmin",
+    [
+        "Tensor (Tensor input, Tensor other) => Fmin",
+        "Tensor (Tensor input, Scalar other) => FminScalar",
+    ],
+    method=True, out=True, op=("fmin", "fmin_scalar"),
+    doc="Elementwise minimum, ignoring NaN where the other operand is a number.",
+)
 for _name in ("maximum", "minimum", "fmax", "fmin"):
     binary(_name, "".join(p.capitalize() for p in _name.split("_")), kinds=REAL)
+declare(
+    "atan2",
+    [
+        "Tensor (Tensor input, Tensor other) => Atan2",
+        "Tensor (Tensor input, Scalar other) => Atan2Scalar",
+    ],
+    method=True, inplace="atan2_", out=True, op=("atan2", "atan2_scalar"), aliases=("arctan2",),
+    doc="The angle of the point (other, input): atan(input / other) in the right quadrant.",
+)
 binary("atan2", "Atan2", kinds=REAL, result=to_float)
+declare(
+    "copysign",
+    [
+        "Tensor (Tensor input, Tensor other) => Copysign",
+        "Tensor (Tensor input, Scalar other) => CopysignScalar",
+    ],
+    method=True, inplace="copysign_", out=True, op=("copysign", "copysign_scalar"),
+    doc="|input| with the sign of other; integers give the default float dtype.",
+)
 binary("copysign", "Copysign", kinds=REAL, result=to_float)
+declare(
+    "hypot",
+    [
+        "Tensor (Tensor input, Tensor other) => Hypot",
+        "Tensor (Tensor input, Scalar other) => HypotScalar",
+    ],
+    method=True, inplace="hypot_", out=True, op=("hypot", "hypot_scalar"),
+    doc="sqrt(input**2 + other**2) without overflow (floating point).",
+)
 binary("hypot", "Hypot", kinds=FLOATING)
+declare(
+    "logaddexp",
+    [
+        "Tensor (Tensor input, Tensor other) => Logaddexp",
+        "Tensor (Tensor input, Scalar other) => LogaddexpScalar",
+    ],
+    method=True, out=True, op=("logaddexp", "logaddexp_scalar"),
+    doc="log(exp(input) + exp(other)) without overflow (floating point).",
+)
 binary("logaddexp", "Logaddexp", kinds=INEXACT)
+declare(
+    "nextafter",
+    [
+        "Tensor (Tensor input, Tensor other) => Nextafter",
+        "Tensor (Tensor input, Scalar other) => NextafterScalar",
+    ],
+    method=True, inplace="nextafter_", out=True, differentiable=False, op=("nextafter", "nextafter_scalar"),
+    doc="The next floating-point value after input toward other, in input's dtype.",
+)
 binary("nextafter", "Nextafter", kinds=FLOATING)
 
+declare(
+    "eq",
+    [
+        "Tensor (Tensor input, Tensor other) => Eq",
+        "Tensor (Tensor input, Scalar other) => EqScalar",
+    ],
+    method=True,
+    inplace="eq_",
+    out=True,
+    differentiable=False,
+    op=("eq", "eq_scalar"),
+    aliases=("equal_elementwise",),
+    operators=("__eq__",),
+    doc="""
+    input == other, elementwise, as a bool tensor.
+
+    >>> (ember.tensor([1, 2]) == 2).tolist()
+    [False, True]
+    """,
+)
+declare(
+    "ne",
+    [
+        "Tensor (Tensor input, Tensor other) => Ne",
+        "Tensor (Tensor input, Scalar other) => NeScalar",
+    ],
+    method=True,
+    inplace="ne_",
+    out=True,
+    differentiable=False,
+    op=("ne", "ne_scalar"),
+    aliases=("not_equal",),
+    operators=("__ne__",),
+    doc="input != other, elementwise, as a bool tensor.",
+)
 for _name in ("eq", "ne"):
     binary(_name, _name.capitalize(), kinds=ALL, result=_to_bool)
+declare(
+    "lt",
+    [
+        "Tensor (Tensor input, Tensor other) => Lt",
+        "Tensor (Tensor input, Scalar other) => LtScalar",
+    ],
+    method=True, inplace="lt_", out=True, differentiable=False, op=("lt", "lt_scalar"), aliases=("less",), operators=("__lt__",),
+    doc="input < other, elementwise, as a bool tensor.",
+)
+declare(
+    "le",
+    [
+        "Tensor (Tensor input, Tensor other) => Le",
+        "Tensor (Tensor input, Scalar other) => LeScalar",
+    ],
+    method=True,
+    inplace="le_",
+    out=True,
+    differentiable=False,
+    op=("le", "le_scalar"),
+    aliases=("less_equal",),
+    operators=("__le__",),
+    doc="input <= other, elementwise, as a bool tensor.",
+)
+declare(
+    "gt",
+    [
+        "Tensor (Tensor input, Tensor other) => Gt",
+        "Tensor (Tensor input, Scalar other) => GtScalar",
+    ],
+    method=True,
+    inplace="gt_",
+    out=True,
+    differentiable=False,
+    op=("gt", "gt_scalar"),
+    aliases=("greater",),
+    operators=("__gt__",),
+    doc="input > other, elementwise, as a bool tensor.",
+)
+declare(
+    "ge",
+    [
+        "Tensor (Tensor input, Tensor other) => Ge",
+        "Tensor (Tensor input, Scalar other) => GeScalar",
+    ],
+    method=True,
+    inplace="ge_",
+    out=True,
+    differentiable=False,
+    op=("ge", "ge_scalar"),
+    aliases=("greater_equal",),
+    operators=("__ge__",),
+    doc="input >= other, elementwise, as a bool tensor.",
+)
 for _name in ("lt", "le", "gt", "ge"):
     binary(_name, _name.capitalize(), kinds=REAL, result=_to_bool)
+declare(
+    "logical_and",
+    [
+        "Tensor (Tensor input, Tensor other) => LogicalAnd",
+        "Tensor (Tensor input, Scalar other) => LogicalAndScalar",
+    ],
+    method=True, inplace="logical_and_", out=True, differentiable=False, op=("logical_and", "logical_and_scalar"),
+    doc="Logical and of the truth values (nonzero is true), as a bool tensor.",
+)
+declare(
+    "logical_or",
+    [
+        "Tensor (Tensor input, Tensor other) => LogicalOr",
+        "Tensor (Tensor input, Scalar other) => LogicalOrScalar",
+    ],
+    method=True, inplace="logical_or_", out=True, differentiable=False, op=("logical_or", "logical_or_scalar"),
+    doc="Logical or of the truth values (nonzero is true), as a bool tensor.",
+)
+declare(
+    "logical_xor",
+    [
+        "Tensor (Tensor input, Tensor other) => LogicalXor",
+        "Tensor (Tensor input, Scalar other) => LogicalXorScalar",
+    ],
+    method=True, inplace="logical_xor_", out=True, differentiable=False, op=("logical_xor", "logical_xor_scalar"),
+    doc="Logical xor of the truth values (nonzero is true), as a bool tensor.",
+)
 for _name in ("logical_and", "logical_or", "logical_xor"):
     binary(_name, "".join(p.capitalize() for p in _name.split("_")), kinds=ALL, result=_to_bool)
+declare(
+    "bitwise_and",
+    [
+        "Tensor (Tensor input, Tensor other) => BitwiseAnd",
+        "Tensor (Tensor input, Scalar other) => BitwiseAndScalar",
+    ],
+    method=True,
+    inplace="bitwise_and_",
+    out=True,
+    differentiable=False,
+    op=("bitwise_and", "bitwise_and_scalar"),
+    operators=("__and__", "__rand__", "__iand__"),
+    doc="Bitwise AND of integer or bool tensors.",
+)
+declare(
+    "bitwise_or",
+    [
+        "Tensor (Tensor input, Tensor other) => BitwiseOr",
+        "Tensor (Tensor input, Scalar other) => BitwiseOrScalar",
+    ],
+    method=True,
+    inplace="bitwise_or_",
+    out=True,
+    differentiable=False,
+    op=("bitwise_or", "bitwise_or_scalar"),
+    operators=("__or__", "__ror__", "__ior__"),
+    doc="Bitwise OR of integer or bool tensors.",
+)
+declare(
+    "bitwise_xor",
+    [
+        "Tensor (Tensor input, Tensor other) => BitwiseXor",
+        "Tensor (Tensor input, Scalar other) => BitwiseXorScalar",
+    ],
+    method=True,
+    inplace="bitwise_xor_",
+    out=True,
+    differentiable=False,
+    op=("bitwise_xor", "bitwise_xor_scalar"),
+    operators=("__xor__", "__rxor__", "__ixor__"),
+    doc="Bitwise XOR of integer or bool tensors.",
+)
 for _name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
     binary(_name, "".join(p.capitalize() for p in _name.split("_")), kinds=BITS)
+declare(
+    "bitwise_left_shift",
+    [
+        "Tensor (Tensor input, Tensor other) => BitwiseLeftShift",
+        "Tensor (Tensor input, Scalar other) => BitwiseLeftShiftScalar",
+    ],
+    method=True,
+    inplace="bitwise_left_shift_",
+    out=True,
+    differentiable=False,
+    op=("bitwise_left_shift", "bitwise_left_shift_scalar"),
+    operators=("__lshift__", "__rlshift__", "__ilshift__"),
+    doc="""
+    input << other for integer tensors (shifts past the width give 0).
+
+    >>> (ember.tensor([1, 3]) << 2).tolist()
+    [4, 12]
+    """,
+)
+declare(
+    "bitwise_right_shift",
+    [
+        "Tensor (Tensor input, Tensor other) => BitwiseRightShift",
+        "Tensor (Tensor input, Scalar other) => BitwiseRightShiftScalar",
+    ],
+    method=True,
+    inplace="bitwise_right_shift_",
+    out=True,
+    differentiable=False,
+    op=("bitwise_right_shift", "bitwise_right_shift_scalar"),
+    operators=("__rshift__", "__rrshift__", "__irshift__"),
+    doc="input >> other for integer tensors (arithmetic shift for signed dtypes).",
+)
 for _name in ("bitwise_left_shift", "bitwise_right_shift"):
     binary(_name, "".join(p.capitalize() for p in _name.split("_")), kinds=INTEGER)
 
@@ -611,6 +1335,22 @@ def _where(condition, input, other, out=None):
     return dispatch(_where_op, (condition, input, other), NO_ATTRS, None if out is None else (out,))[0]
 
 
+declare(
+    "where",
+    [
+        "Tensor (Tensor condition, Tensor input, Tensor other) => Where",
+        "Tensor (Tensor condition, Tensor input, Scalar other) => Where",
+        "Tensor (Tensor condition, Scalar input, Tensor other) => Where",
+        "Tensor (Tensor condition, Scalar input, Scalar other) => Where",
+    ],
+    out=True,
+    doc="""
+    input where condition is true, other elsewhere, broadcasting; scalars are weak in promotion.
+
+    >>> ember.where(ember.tensor([True, False]), ember.tensor([1, 2]), 0).tolist()
+    [1, 0]
+    """,
+)
 FUNCTORS["Where"] = _where
 
 _lerp_op = OpExpr("lerp", ("input", "end", "weight"), ("out",))
@@ -647,6 +1387,20 @@ def _lerp_scalar(input, end, weight, out=None):
     return dispatch(_lerp_scalar_op, (input, end), {"weight": weight}, None if out is None else (out,))[0]
 
 
+declare(
+    "lerp",
+    [
+        "Tensor (Tensor input, Tensor end, Tensor weight) => Lerp",
+        "Tensor (Tensor input, Tensor end, Scalar weight) => LerpScalar",
+    ],
+    method=True, inplace="lerp_", out=True, op=("lerp", "lerp_scalar"),
+    doc="""
+    input + weight * (end - input) (floating point; input and end of one dtype).
+
+    >>> ember.lerp(ember.tensor([0.0, 10.0]), ember.tensor([10.0, 20.0]), 0.25).tolist()
+    [2.5, 12.5]
+    """,
+)
 FUNCTORS["Lerp"] = _lerp
 FUNCTORS["LerpScalar"] = _lerp_scalar
 
@@ -685,8 +1439,37 @@ def _equal(input, other):
     return _all_true(dispatch(BINARY_OPS["eq"][0], (input, other))[0])
 
 
+declare(
+    "isclose",
+    "Tensor (Tensor input, Tensor other, Float rtol=1e-05, Float atol=1e-08, Bool equal_nan=False) => Isclose",
+    method=True, differentiable=False,
+    doc="|input - other| <= atol + rtol * |other|, elementwise (equal infinities are close).",
+)
 FUNCTORS["Isclose"] = _isclose
+declare(
+    "allclose",
+    "Bool (Tensor input, Tensor other, Float rtol=1e-05, Float atol=1e-08, Bool equal_nan=False) => Allclose",
+    method=True, differentiable=False, op="isclose",
+    doc="""
+    Whether ``isclose`` holds everywhere (a Python bool).
+
+    >>> ember.allclose(ember.tensor([1.0]), ember.tensor([1.0 + 1e-9]))
+    True
+    """,
+)
 FUNCTORS["Allclose"] = _allclose
+declare(
+    "equal",
+    "Bool (Tensor input, Tensor other) => Equal",
+    method=True, differentiable=False, op="eq",
+    doc="""
+    PyTorch's ``equal``: True iff both have the same shape and the same values (a Python bool;
+    the array API's elementwise ``equal`` is ``eq``).
+
+    >>> ember.equal(ember.tensor([1, 2]), ember.tensor([1, 2]))
+    True
+    """,
+)
 FUNCTORS["Equal"] = _equal
 
 

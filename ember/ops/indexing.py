@@ -30,12 +30,15 @@ from .._core import indexing as _core_indexing
 from .._core.device import CPU
 from .._core.shape import broadcast_shapes, wrap_dim
 from .._core.tensor import Tensor, empty_tensor
+from .._core.tensor_numpy import from_numpy
 from ..dispatch import NO_ATTRS, OpExpr, dispatch
-from ..interop.numpy import from_numpy
 from .common import broadcast_pair, sum_to
 from .common import functional as _F
 from .functor import FUNCTORS, functor
+from .schema import schema_family
 from .shape import run_view, view_op
+
+declare = schema_family("indexing")
 
 __all__ = ["IndexKey", "index_result_shape"]
 
@@ -271,6 +274,19 @@ def _advanced_getitem(x: Tensor, key) -> Tensor:
     return dispatch(_INDEX, (view, *[t for _, t in pairs]), {"dims": tuple(d for d, _ in pairs)})[0]
 
 
+declare(
+    "getitem",
+    "Tensor (Tensor input, Object key) => GetItem",
+    op=("getitem", "index"), operators=("__getitem__",),
+    doc="""
+    input[key] with NumPy's rules: ints, slices, None and ... give a view; integer or boolean
+    tensors, arrays and lists (advanced indexing) give a copy.
+
+    >>> t = ember.tensor([[0, 1, 2], [3, 4, 5]])
+    >>> t[1, ::-1].tolist(), t[[0, 1], [2, 0]].tolist()
+    ([5, 4, 3], [2, 3])
+    """,
+)
 @functor("GetItem")
 def getitem(input, key):
     kind = type(key)
@@ -366,6 +382,19 @@ def _put(view: Tensor, pairs: list, value, accumulate: bool, op: str) -> None:
         raise ValueError(f"{op}(): {exc}") from None
 
 
+declare(
+    "setitem",
+    "Void (Tensor input, Object key, Object value) => SetItem",
+    differentiable=True, op=("getitem", "index_put", "index_put_scalar"), operators=("__setitem__",),
+    doc="""
+    input[key] = value (a tensor, array, list or number, broadcast and cast to input's dtype).
+
+    >>> t = ember.zeros(2, 3)
+    >>> t[:, [0, 2]] = 1.0
+    >>> t.tolist()
+    [[1.0, 0.0, 1.0], [1.0, 0.0, 1.0]]
+    """,
+)
 @functor("SetItem")
 def setitem(input, key, value):
     input._check_writable("__setitem__()", overlap=False)  # overlap is checked on what is written
@@ -421,6 +450,18 @@ def _index_list(input: Tensor, indices, op: str):
     return key
 
 
+declare(
+    "index_put",
+    "Tensor (Tensor input, Object indices, Tensor values, Bool accumulate=False) => IndexPut",
+    method=True, inplace="index_put_", out=True, op=("getitem", "index_put"),
+    doc="""
+    A copy of input with input[indices] = values (or += with accumulate, duplicates summed);
+    indices is a tuple of index tensors (None for a whole dimension).
+
+    >>> ember.zeros(3).index_put_((ember.tensor([0, 0, 2]),), ember.tensor([1.0, 2.0, 3.0]), accumulate=True).tolist()
+    [3.0, 0.0, 3.0]
+    """,
+)
 @functor("IndexPut")
 def index_put(input, indices, values, accumulate=False, out=None):
     key = _index_list(input, indices, "index_put")
@@ -444,6 +485,12 @@ def index_put(input, indices, values, accumulate=False, out=None):
     return target
 
 
+declare(
+    "index",
+    "Tensor (Tensor input, Object indices) => Index",
+    op=("getitem", "index"),
+    doc="input[indices] for PyTorch's tuple of index tensors (None for a whole dimension).",
+)
 @functor("Index")
 def index(input, indices):
     return getitem(input, _index_list(input, indices, "index"))
@@ -502,6 +549,17 @@ def _infer_gather(attrs, x, index):
     return ((index._shape, x._dtype),)
 
 
+declare(
+    "gather",
+    "Tensor (Tensor input, Int dim, Tensor index, *, Bool sparse_grad=False) => Gather",
+    method=True, out=True,
+    doc="""
+    out[i][j] = input[index[i][j]][j] for dim 0 (index picks along dim; same number of dims).
+
+    >>> ember.tensor([[1, 2], [3, 4]]).gather(1, ember.tensor([[1, 0], [0, 0]])).tolist()
+    [[2, 1], [3, 3]]
+    """,
+)
 @functor("Gather")
 def gather(input, dim, index, sparse_grad=False, out=None):
     return _run(_GATHER, (input, index), {"dim": dim}, out)[0]
@@ -534,6 +592,22 @@ def _check_reduce(reduce, allowed: tuple, op: str):
         raise RuntimeError(f"{op}(): reduce argument must be one of {', '.join(str(r) for r in allowed if r)}, got {reduce!r}")
 
 
+declare(
+    "scatter",
+    [
+        "Tensor (Tensor input, Int dim, Tensor index, Tensor src, *, String? reduce=None) => Scatter",
+        "Tensor (Tensor input, Int dim, Tensor index, Scalar src, *, String? reduce=None) => ScatterValue",
+        "Tensor (Tensor input, Int dim, Tensor index, *, Scalar value, String? reduce=None) => ScatterValue",
+    ],
+    method=True, inplace="scatter_", out=True, op=("scatter", "scatter_value"),
+    doc="""
+    A copy of input with src (a tensor or a number) written at index along dim; reduce 'add'
+    or 'multiply' combines instead of overwriting.
+
+    >>> ember.zeros(2, 3).scatter(1, ember.tensor([[2], [0]]), 5.0).tolist()
+    [[0.0, 0.0, 5.0], [5.0, 0.0, 0.0]]
+    """,
+)
 @functor("Scatter")
 def scatter(input, dim, index, src, reduce=None, out=None):
     _check_reduce(reduce, (None, "add", "multiply"), "scatter")
@@ -547,11 +621,34 @@ def scatter_value(input, dim, index, value, reduce=None, out=None):
     return _run(_SCATTER_VALUE, (input, index), {"dim": dim, "value": value, "reduce": reduce}, out)[0]
 
 
+declare(
+    "scatter_add",
+    "Tensor (Tensor input, Int dim, Tensor index, Tensor src) => ScatterAdd",
+    method=True, inplace="scatter_add_", out=True, op="scatter",
+    doc="""
+    scatter with the values at repeated indices summed.
+
+    >>> ember.zeros(3).scatter_add(0, ember.tensor([0, 0, 2]), ember.tensor([1.0, 2.0, 3.0])).tolist()
+    [3.0, 0.0, 3.0]
+    """,
+)
 @functor("ScatterAdd")
 def scatter_add(input, dim, index, src, out=None):
     return _run(_SCATTER, (input, index, src), {"dim": dim, "reduce": "add", "include_self": True, "op": "scatter_add"}, out)[0]
 
 
+declare(
+    "scatter_reduce",
+    "Tensor (Tensor input, Int dim, Tensor index, Tensor src, String reduce, *, Bool include_self=True) => ScatterReduce",
+    method=True, inplace="scatter_reduce_", out=True, op="scatter",
+    doc="""
+    scatter with reduce 'sum', 'prod', 'mean', 'amax' or 'amin' over the values meeting at one
+    place (and the input's value there unless include_self=False).
+
+    >>> ember.tensor([5.0, 5.0]).scatter_reduce(0, ember.tensor([0, 0]), ember.tensor([1.0, 9.0]), "amax").tolist()
+    [9.0, 5.0]
+    """,
+)
 @functor("ScatterReduce")
 def scatter_reduce(input, dim, index, src, reduce, include_self=True, out=None):
     _check_reduce(reduce, ("sum", "prod", "mean", "amax", "amin"), "scatter_reduce")
@@ -560,6 +657,17 @@ def scatter_reduce(input, dim, index, src, reduce, include_self=True, out=None):
     )[0]
 
 
+declare(
+    "take_along_dim",
+    "Tensor (Tensor input, Tensor indices, Int? dim=None) => TakeAlongDim",
+    method=True, composite=True,
+    doc="""
+    gather with input and indices broadcast (except along dim); without dim, over the flattened input.
+
+    >>> ember.take_along_dim(ember.tensor([[10, 30, 20]]), ember.tensor([[0, 2]]), dim=1).tolist()
+    [[10, 20]]
+    """,
+)
 @functor("TakeAlongDim")
 def take_along_dim(input, indices, dim=None):
     if dim is None:
@@ -603,6 +711,17 @@ def _infer_index_select(attrs, x, index):
     return (((*x._shape[:d], n, *x._shape[d + 1 :]), x._dtype),)
 
 
+declare(
+    "index_select",
+    "Tensor (Tensor input, Int dim, Tensor index) => IndexSelect",
+    method=True, out=True,
+    doc="""
+    The slices of input at the positions index (a vector) along dim.
+
+    >>> ember.tensor([[1, 2], [3, 4]]).index_select(0, ember.tensor([1, 1, 0])).tolist()
+    [[3, 4], [3, 4], [1, 2]]
+    """,
+)
 @functor("IndexSelect")
 def index_select(input, dim, index, out=None):
     return _run(_INDEX_SELECT, (input, index), {"dim": dim}, out)[0]
@@ -655,6 +774,17 @@ def _infer_index_fill_tensor(attrs, x, index, value):
     return _infer_index_fill(attrs, x, index)
 
 
+declare(
+    "index_add",
+    "Tensor (Tensor input, Int dim, Tensor index, Tensor source, *, Scalar alpha=1) => IndexAdd",
+    method=True, inplace="index_add_", out=True,
+    doc="""
+    A copy of input with alpha * source's slices added at the positions index along dim.
+
+    >>> ember.zeros(3).index_add(0, ember.tensor([0, 2, 0]), ember.tensor([1.0, 2.0, 3.0])).tolist()
+    [4.0, 0.0, 2.0]
+    """,
+)
 @functor("IndexAdd")
 def index_add(input, dim, index, source, alpha=1, out=None):
     if isinstance(alpha, float) and not (input._dtype.is_floating_point or input._dtype.is_complex):
@@ -662,6 +792,12 @@ def index_add(input, dim, index, source, alpha=1, out=None):
     return _run(_INDEX_ADD, (input, index, source), {"dim": dim, "alpha": alpha}, out)[0]
 
 
+declare(
+    "index_copy",
+    "Tensor (Tensor input, Int dim, Tensor index, Tensor source) => IndexCopy",
+    method=True, inplace="index_copy_", out=True,
+    doc="A copy of input with source's slices written at the positions index along dim.",
+)
 @functor("IndexCopy")
 def index_copy(input, dim, index, source, out=None):
     return _run(_INDEX_COPY, (input, index, source), {"dim": dim}, out)[0]
@@ -673,6 +809,20 @@ def index_fill(input, dim, index, value, out=None):
     return _run(_INDEX_FILL, (input, index), {"dim": dim, "value": value}, out)[0]
 
 
+declare(
+    "index_fill",
+    [
+        "Tensor (Tensor input, Int dim, Tensor index, Tensor value) => IndexFillTensor",
+        "Tensor (Tensor input, Int dim, Tensor index, Scalar value) => IndexFill",
+    ],
+    method=True, inplace="index_fill_", out=True, op=("index_fill_tensor", "index_fill"),
+    doc="""
+    A copy of input with the slices at index along dim set to value (a number or 0-d tensor).
+
+    >>> ember.zeros(2, 2).index_fill(1, ember.tensor([1]), 7).tolist()
+    [[0.0, 7.0], [0.0, 7.0]]
+    """,
+)
 @functor("IndexFillTensor")
 def index_fill_tensor(input, dim, index, value, out=None):
     return _run(_INDEX_FILL_TENSOR, (input, index, value), {"dim": dim}, out)[0]
@@ -711,6 +861,20 @@ def masked_fill(input, mask, value, out=None):
     return _run(_MASKED_FILL, (input, mask), {"value": value}, out)[0]
 
 
+declare(
+    "masked_fill",
+    [
+        "Tensor (Tensor input, Tensor mask, Tensor value) => MaskedFillTensor",
+        "Tensor (Tensor input, Tensor mask, Scalar value) => MaskedFill",
+    ],
+    method=True, inplace="masked_fill_", out=True, op=("masked_fill_tensor", "masked_fill"),
+    doc="""
+    A copy of input with value (a number or 0-d tensor) where the boolean mask (broadcast) is True.
+
+    >>> ember.tensor([1, 2, 3]).masked_fill(ember.tensor([True, False, True]), 0).tolist()
+    [0, 2, 0]
+    """,
+)
 @functor("MaskedFillTensor")
 def masked_fill_tensor(input, mask, value, out=None):
     return _run(_MASKED_FILL_TENSOR, (input, mask, value), NO_ATTRS, out)[0]
@@ -736,6 +900,17 @@ def _infer_masked_select(attrs, x, mask):
     return (((attrs["count"],), x._dtype),)
 
 
+declare(
+    "masked_select",
+    "Tensor (Tensor input, Tensor mask) => MaskedSelect",
+    method=True, out=True,
+    doc="""
+    The elements of input where the boolean mask (broadcast) is True, as a 1-d tensor.
+
+    >>> ember.tensor([[1, 2], [3, 4]]).masked_select(ember.tensor([True, False])).tolist()
+    [1, 3]
+    """,
+)
 @functor("MaskedSelect")
 def masked_select(input, mask, out=None):
     _check_mask("masked_select", mask)
@@ -756,6 +931,17 @@ def _infer_masked_scatter(attrs, x, mask, source):
     return ((broadcast_pair(x._shape, mask._shape), x._dtype),)
 
 
+declare(
+    "masked_scatter",
+    "Tensor (Tensor input, Tensor mask, Tensor source) => MaskedScatter",
+    method=True, inplace="masked_scatter_", out=True,
+    doc="""
+    A copy of input with source's first elements written, in order, where mask is True.
+
+    >>> ember.zeros(3).masked_scatter(ember.tensor([True, False, True]), ember.tensor([1.0, 2.0])).tolist()
+    [1.0, 0.0, 2.0]
+    """,
+)
 @functor("MaskedScatter")
 def masked_scatter(input, mask, source, out=None):
     return _run(_MASKED_SCATTER, (input, mask, source), NO_ATTRS, out)[0]
@@ -774,6 +960,17 @@ def _infer_take(attrs, x, index):
     return ((index._shape, x._dtype),)
 
 
+declare(
+    "take",
+    "Tensor (Tensor input, Tensor index) => Take",
+    method=True, out=True,
+    doc="""
+    The elements of the flattened input at index (the result has index's shape).
+
+    >>> ember.take(ember.tensor([[1, 2], [3, 4]]), ember.tensor([[0, 3]])).tolist()
+    [[1, 4]]
+    """,
+)
 @functor("Take")
 def take(input, index, out=None):
     return _run(_TAKE, (input, index), NO_ATTRS, out)[0]
@@ -795,6 +992,17 @@ def _infer_put(attrs, x, index, source):
     return ((x._shape, x._dtype),)
 
 
+declare(
+    "put",
+    "Tensor (Tensor input, Tensor index, Tensor source, Bool accumulate=False) => Put",
+    method=True, inplace="put_", out=True,
+    doc="""
+    A copy of input with source written at the flat positions index (summed with accumulate).
+
+    >>> ember.zeros(2, 2).put(ember.tensor([3, 0]), ember.tensor([5.0, 6.0])).tolist()
+    [[6.0, 0.0], [0.0, 5.0]]
+    """,
+)
 @functor("Put")
 def put(input, index, source, accumulate=False, out=None):
     return _run(_PUT, (input, index, source), {"accumulate": accumulate}, out)[0]
@@ -812,6 +1020,18 @@ def _infer_nonzero(attrs, x):
     return (((attrs["count"], len(x._shape)), _dt.int64),)
 
 
+declare(
+    "nonzero",
+    "Tensor (Tensor input, *, Bool as_tuple=False) => Nonzero",
+    method=True, out=True, differentiable=False,
+    doc="""
+    The indices of the nonzero elements, one row each (an (n, ndim) int64 tensor); with
+    as_tuple=True, one 1-d tensor per dimension.
+
+    >>> ember.tensor([[0, 1], [2, 0]]).nonzero().tolist()
+    [[0, 1], [1, 0]]
+    """,
+)
 @functor("Nonzero")
 def nonzero(input, as_tuple=False, out=None):
     if input.is_meta:
@@ -828,6 +1048,7 @@ def nonzero(input, as_tuple=False, out=None):
     )
 
 
+declare("argwhere", "Tensor (Tensor input) => Argwhere", method=True, differentiable=False, op="nonzero", doc="nonzero(input).")
 @functor("Argwhere")
 def argwhere(input):
     return nonzero(input)
@@ -854,12 +1075,35 @@ def _infer_sort(attrs, x):
     return ((x._shape, x._dtype), (x._shape, _dt.int64))
 
 
+declare(
+    "sort",
+    "(Tensor values, Tensor indices) (Tensor input, Int dim=-1, Bool descending=False, *, Bool stable=False) => Sort",
+    method=True,
+    doc="""
+    The values sorted along dim and their original indices (a named tuple); NaN sorts as the
+    largest value. The sort is always stable.
+
+    >>> ember.tensor([3, 1, 2]).sort(descending=True).indices.tolist()
+    [0, 2, 1]
+    """,
+)
 @functor("Sort")
 def sort(input, dim=-1, descending=False, stable=False):
     values, indices = dispatch(_SORT, (input,), {"dim": dim, "descending": descending, "k": None})
     return sort_result(values, indices)
 
 
+declare(
+    "argsort",
+    "Tensor (Tensor input, Int dim=-1, Bool descending=False, *, Bool stable=False) => Argsort",
+    method=True, differentiable=False, op="sort",
+    doc="""
+    The indices that sort input along dim.
+
+    >>> ember.argsort(ember.tensor([3, 1, 2])).tolist()
+    [1, 2, 0]
+    """,
+)
 @functor("Argsort")
 def argsort(input, dim=-1, descending=False, stable=False):
     return dispatch(_SORT, (input,), {"dim": dim, "descending": descending, "k": None})[1]
@@ -880,12 +1124,34 @@ def _infer_topk(attrs, x):
     return ((shape, x._dtype), (shape, _dt.int64))
 
 
+declare(
+    "topk",
+    "(Tensor values, Tensor indices) (Tensor input, Int k, Int dim=-1, Bool largest=True, Bool sorted=True) => Topk",
+    method=True,
+    doc="""
+    The k largest (or smallest) values along dim, sorted, and their indices (a named tuple).
+
+    >>> ember.tensor([1, 5, 3, 4]).topk(2).values.tolist()
+    [5, 4]
+    """,
+)
 @functor("Topk")
 def topk(input, k, dim=-1, largest=True, sorted=True):
     values, indices = dispatch(_TOPK, (input,), {"dim": dim, "descending": largest, "k": k})
     return topk_result(values, indices)
 
 
+declare(
+    "kthvalue",
+    "(Tensor values, Tensor indices) (Tensor input, Int k, Int dim=-1, Bool keepdim=False) => Kthvalue",
+    method=True, op="sort",
+    doc="""
+    The k-th smallest value along dim (k counts from 1) and its index (a named tuple).
+
+    >>> ember.tensor([4, 1, 3]).kthvalue(2).values.item()
+    3
+    """,
+)
 @functor("Kthvalue")
 def kthvalue(input, k, dim=-1, keepdim=False):
     d = wrap_dim(dim, len(input._shape), "kthvalue")
@@ -938,11 +1204,34 @@ def _unique(op: OpExpr, name: str, input, return_inverse, return_counts, dim):
     return values
 
 
+declare(
+    "unique",
+    "Tensor (Tensor input, Bool sorted=True, Bool return_inverse=False, Bool return_counts=False, Int? dim=None) => Unique",
+    method=True, differentiable=False,
+    doc="""
+    The distinct values (or slices along dim), sorted; with return_inverse / return_counts, also
+    where each element went and how often each value occurs (a tuple).
+
+    >>> ember.unique(ember.tensor([3, 1, 3, 2]), return_counts=True)[1].tolist()
+    [1, 1, 2]
+    """,
+)
 @functor("Unique")
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     return _unique(_UNIQUE, "unique", input, return_inverse, return_counts, dim)
 
 
+declare(
+    "unique_consecutive",
+    "Tensor (Tensor input, Bool return_inverse=False, Bool return_counts=False, Int? dim=None) => UniqueConsecutive",
+    method=True, differentiable=False,
+    doc="""
+    Runs of equal consecutive values (or slices along dim) collapsed to one.
+
+    >>> ember.tensor([1, 1, 2, 1]).unique_consecutive().tolist()
+    [1, 2, 1]
+    """,
+)
 @functor("UniqueConsecutive")
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     return _unique(_UNIQUE_CONSECUTIVE, "unique_consecutive", input, return_inverse, return_counts, dim)
@@ -984,6 +1273,21 @@ def _side(right, side) -> bool:
     return bool(right)
 
 
+declare(
+    "searchsorted",
+    [
+        "Tensor (Tensor sorted_sequence, Tensor input, *, Bool out_int32=False, Bool right=False, String? side=None, Tensor? sorter=None) => Searchsorted",
+        "Tensor (Tensor sorted_sequence, Scalar input, *, Bool out_int32=False, Bool right=False, String? side=None, Tensor? sorter=None) => SearchsortedScalar",
+    ],
+    out=True, differentiable=False, op="searchsorted",
+    doc="""
+    Where each value of input would be inserted into the sorted last dim of sorted_sequence
+    (before equal values, or after them with right=True / side="right").
+
+    >>> ember.searchsorted(ember.tensor([1, 3, 5]), ember.tensor([3, 6])).tolist()
+    [1, 3]
+    """,
+)
 @functor("Searchsorted")
 def searchsorted(sorted_sequence, input, out_int32=False, right=False, side=None, sorter=None, out=None):
     inputs = (sorted_sequence, input) if sorter is None else (sorted_sequence, input, sorter)
@@ -1001,6 +1305,20 @@ def searchsorted_scalar(sorted_sequence, input, out_int32=False, right=False, si
     return searchsorted(sorted_sequence, _scalar_tensor(input, sorted_sequence), out_int32, right, side, sorter, out)
 
 
+declare(
+    "bucketize",
+    [
+        "Tensor (Tensor input, Tensor boundaries, *, Bool out_int32=False, Bool right=False) => Bucketize",
+        "Tensor (Scalar input, Tensor boundaries, *, Bool out_int32=False, Bool right=False) => BucketizeScalar",
+    ],
+    out=True, differentiable=False, op="searchsorted",
+    doc="""
+    The bucket of each value of input among the sorted 1-d boundaries.
+
+    >>> ember.bucketize(ember.tensor([1, 4, 9]), ember.tensor([2, 4, 8])).tolist()
+    [0, 1, 3]
+    """,
+)
 @functor("Bucketize")
 def bucketize(input, boundaries, out_int32=False, right=False, out=None):
     if len(boundaries._shape) != 1:

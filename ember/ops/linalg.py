@@ -22,6 +22,7 @@ import operator
 import string
 
 from .._core import dtype as _dt
+from .._core.errors import LinAlgError
 from .._core.shape import wrap_dim
 from .._core.tensor import Tensor
 from ..dispatch import NO_ATTRS, OpExpr, dispatch
@@ -29,12 +30,11 @@ from .common import broadcast_pair, sum_to
 from .common import functional as _F
 from .functor import functor
 from .reduction import reduce_dims, reduced_shape, return_types, torch_name
+from .schema import schema_family
+
+declare = schema_family("linalg")
 
 __all__ = ["LinAlgError", "matrix_norm_impl", "vector_norm_impl"]
-
-
-class LinAlgError(RuntimeError):
-    """A linear-algebra routine that failed on its input (singular, not positive-definite)."""
 
 
 def _named_tuple(name: str, fields: tuple[str, ...]) -> type:
@@ -131,11 +131,40 @@ def _matmul(a, b, out=None):
     return dispatch(MATMUL, (a, b), NO_ATTRS, (out,))[0]
 
 
+declare(
+    "matmul",
+    "Tensor (Tensor input, Tensor other) => Matmul",
+    method=True, out=True, operators=("__matmul__", "__rmatmul__"),
+    doc="""
+    Matrix product with torch.matmul's rules: 1-D operands are promoted to matrices (and
+    the added dimension removed), batch dimensions broadcast.
+
+    >>> (ember.ones((2, 3)) @ ember.ones(3)).tolist()
+    [3.0, 3.0]
+    """,
+)
+declare(
+    "linalg.matmul",
+    "Tensor (Tensor input, Tensor other) => Matmul",
+    out=True, op="matmul",
+    doc="Same as :func:`ember.matmul`.",
+)
 @functor("Matmul")
 def matmul(input, other, out=None):
     return _matmul(input, other, out)
 
 
+declare(
+    "mm",
+    "Tensor (Tensor input, Tensor mat2) => Mm",
+    method=True, out=True, op="matmul",
+    doc="""
+    The product of two matrices (2-D only; see :func:`matmul`).
+
+    >>> ember.mm(ember.ones((2, 3)), ember.ones((3, 1))).tolist()
+    [[3.0], [3.0]]
+    """,
+)
 @functor("Mm")
 def mm(input, mat2, out=None):
     if input.ndim != 2:
@@ -145,6 +174,12 @@ def mm(input, mat2, out=None):
     return _matmul(input, mat2, out)
 
 
+declare(
+    "bmm",
+    "Tensor (Tensor input, Tensor mat2) => Bmm",
+    method=True, out=True, op="matmul",
+    doc="Batched matrix product of two 3-D tensors with the same batch size.",
+)
 @functor("Bmm")
 def bmm(input, mat2, out=None):
     if input.ndim != 3:
@@ -159,6 +194,12 @@ def bmm(input, mat2, out=None):
     return _matmul(input, mat2, out)
 
 
+declare(
+    "mv",
+    "Tensor (Tensor input, Tensor vec) => Mv",
+    method=True, out=True, op="matmul",
+    doc="Matrix-vector product (a 2-D and a 1-D tensor).",
+)
 @functor("Mv")
 def mv(input, vec, out=None):
     if input.ndim != 2 or vec.ndim != 1:
@@ -166,6 +207,17 @@ def mv(input, vec, out=None):
     return _matmul(input, vec, out)
 
 
+declare(
+    "dot",
+    "Tensor (Tensor input, Tensor other) => Dot",
+    method=True, out=True, op="matmul",
+    doc="""
+    The dot product of two 1-D tensors of the same dtype (no conjugation).
+
+    >>> ember.dot(ember.tensor([1, 2]), ember.tensor([3, 4])).item()
+    11
+    """,
+)
 @functor("Dot")
 def dot(input, other, out=None):
     if input.ndim != 1 or other.ndim != 1:
@@ -193,6 +245,12 @@ def _vdot_infer(attrs, a, b):
     return (((), a._dtype),)
 
 
+declare(
+    "vdot",
+    "Tensor (Tensor input, Tensor other) => Vdot",
+    method=True, out=True,
+    doc="The dot product of two 1-D tensors, conjugating the first.",
+)
 @functor("Vdot")
 def vdot(input, other, out=None):
     return _out(VDOT, (input, other), NO_ATTRS, out)
@@ -209,6 +267,18 @@ def _outer_infer(attrs, a, b):
     return (((a._shape[0], b._shape[0]), _dt.promote_types(a._dtype, b._dtype)),)
 
 
+declare(
+    "outer",
+    "Tensor (Tensor input, Tensor vec2) => Outer",
+    method=True, out=True, aliases=("ger",),
+    doc="""
+    The outer product of two 1-D tensors (with type promotion).
+
+    >>> ember.outer(ember.tensor([1, 2]), ember.tensor([1, 10])).tolist()
+    [[1, 10], [2, 20]]
+    """,
+)
+declare("linalg.outer", "Tensor (Tensor input, Tensor vec2) => Outer", out=True, op="outer", doc="Same as :func:`ember.outer`.")
 @functor("Outer")
 def outer(input, vec2, out=None):
     return _out(OUTER, (input, vec2), NO_ATTRS, out)
@@ -309,6 +379,17 @@ def _einsum_infer(attrs, *operands):
     return ((shape, dtype),)
 
 
+declare(
+    "einsum",
+    "Tensor (String equation, TensorList operands) => Einsum",
+    out=True,
+    doc="""
+    Einstein summation (``...`` broadcasts; implicit outputs as in NumPy and PyTorch).
+
+    >>> ember.einsum("ij,j->i", [ember.ones((2, 3)), ember.ones(3)]).tolist()
+    [3.0, 3.0]
+    """,
+)
 @functor("Einsum")
 def einsum(equation, operands, out=None):
     if not operands:
@@ -349,6 +430,18 @@ def _dims_list(value, ndim: int, which: str) -> tuple[int, ...]:
     return dims
 
 
+declare(
+    "tensordot",
+    "Tensor (Tensor a, Tensor b, Object dims=2) => Tensordot",
+    out=True,
+    doc="""
+    Contract the last ``dims`` dims of ``a`` with the first of ``b``, or the dims named
+    by a pair of lists.
+
+    >>> ember.tensordot(ember.ones((2, 3)), ember.ones((3, 4)), dims=([1], [0])).shape
+    ember.Size([2, 4])
+    """,
+)
 @functor("Tensordot")
 def tensordot(a, b, dims=2, out=None):
     if isinstance(dims, Tensor):
@@ -541,31 +634,87 @@ def _solve_infer(attrs, A, B):
 # linalg functors
 
 
+declare(
+    "linalg.inv",
+    "Tensor (Tensor A) => LinalgInv",
+    out=True, op="linalg_inv",
+    doc="""
+    The inverse of a (batch of) square matrices; singular input raises LinAlgError.
+
+    >>> ember.linalg.inv(ember.tensor([[2.0, 0.0], [0.0, 4.0]])).tolist()
+    [[0.5, 0.0], [0.0, 0.25]]
+    """,
+)
 @functor("LinalgInv")
 def linalg_inv(A, out=None):
     return _out(INV, (A,), NO_ATTRS, out)
 
 
+declare(
+    "linalg.det",
+    "Tensor (Tensor A) => LinalgDet",
+    out=True, op="linalg_det",
+    doc="""
+    The determinant of a (batch of) square matrices.
+
+    >>> ember.linalg.det(ember.tensor([[1.0, 2.0], [3.0, 4.0]])).item()
+    -2.0000000000000004
+    """,
+)
 @functor("LinalgDet")
 def linalg_det(A, out=None):
     return _out(DET, (A,), NO_ATTRS, out)
 
 
+declare(
+    "linalg.slogdet",
+    "(Tensor sign, Tensor logabsdet) (Tensor A) => LinalgSlogdet",
+    op="linalg_slogdet",
+    doc="The sign and the log of the absolute value of the determinant.",
+)
 @functor("LinalgSlogdet")
 def linalg_slogdet(A):
     return SlogdetResult(*dispatch(SLOGDET, (A,), NO_ATTRS))
 
 
+declare(
+    "linalg.solve",
+    "Tensor (Tensor A, Tensor B, *, Bool left=True) => LinalgSolve",
+    out=True, op="linalg_solve",
+    doc="""
+    X with A X = B (or X A = B when ``left=False``); B is a vector or a batch of matrices.
+
+    >>> ember.linalg.solve(ember.tensor([[2.0, 0.0], [0.0, 4.0]]), ember.tensor([2.0, 2.0])).tolist()
+    [1.0, 0.5]
+    """,
+)
 @functor("LinalgSolve")
 def linalg_solve(A, B, left=True, out=None):
     return _out(SOLVE, (A, B), {"left": left}, out)
 
 
+declare(
+    "linalg.cholesky",
+    "Tensor (Tensor A, *, Bool upper=False) => LinalgCholesky",
+    out=True, op="linalg_cholesky",
+    doc="""
+    The Cholesky factor L (A = L L^H), or U = L^H with ``upper=True``.
+
+    >>> ember.linalg.cholesky(ember.tensor([[4.0, 2.0], [2.0, 2.0]])).tolist()
+    [[2.0, 0.0], [1.0, 1.0]]
+    """,
+)
 @functor("LinalgCholesky")
 def linalg_cholesky(A, upper=False, out=None):
     return _out(CHOLESKY, (A,), {"upper": upper}, out)
 
 
+declare(
+    "linalg.qr",
+    "(Tensor Q, Tensor R) (Tensor A, String mode='reduced') => LinalgQr",
+    op="linalg_qr",
+    doc="QR decomposition; ``mode`` 'reduced', 'complete', or 'r' (Q is then empty).",
+)
 @functor("LinalgQr")
 def linalg_qr(A, mode="reduced"):
     if mode not in ("reduced", "complete", "r"):
@@ -573,11 +722,28 @@ def linalg_qr(A, mode="reduced"):
     return QRResult(*dispatch(QR, (A,), {"mode": mode}))
 
 
+declare(
+    "linalg.svd",
+    "(Tensor U, Tensor S, Tensor Vh) (Tensor A, Bool full_matrices=True) => LinalgSvd",
+    op="linalg_svd",
+    doc="""
+    Singular value decomposition A = U diag(S) Vh, singular values descending.
+
+    >>> ember.linalg.svd(ember.tensor([[3.0, 0.0], [0.0, 4.0]])).S.tolist()
+    [4.0, 3.0]
+    """,
+)
 @functor("LinalgSvd")
 def linalg_svd(A, full_matrices=True):
     return SVDResult(*dispatch(SVD, (A,), {"full_matrices": full_matrices}))
 
 
+declare(
+    "linalg.svdvals",
+    "Tensor (Tensor A) => LinalgSvdvals",
+    out=True, op="linalg_svdvals",
+    doc="The singular values, descending.",
+)
 @functor("LinalgSvdvals")
 def linalg_svdvals(A, out=None):
     return _out(SVDVALS, (A,), NO_ATTRS, out)
@@ -589,11 +755,28 @@ def _uplo(UPLO: str) -> str:
     return UPLO
 
 
+declare(
+    "linalg.eigh",
+    "(Tensor eigenvalues, Tensor eigenvectors) (Tensor A, String UPLO='L') => LinalgEigh",
+    op="linalg_eigh",
+    doc="""
+    Eigenvalues (ascending) and eigenvectors of a Hermitian matrix, read from the ``UPLO`` triangle.
+
+    >>> ember.linalg.eigh(ember.tensor([[2.0, 0.0], [0.0, 1.0]])).eigenvalues.tolist()
+    [1.0, 2.0]
+    """,
+)
 @functor("LinalgEigh")
 def linalg_eigh(A, UPLO="L"):
     return EighResult(*dispatch(EIGH, (A,), {"UPLO": _uplo(UPLO)}))
 
 
+declare(
+    "linalg.eigvalsh",
+    "Tensor (Tensor A, String UPLO='L') => LinalgEigvalsh",
+    out=True, op="linalg_eigvalsh",
+    doc="The eigenvalues (ascending) of a Hermitian matrix.",
+)
 @functor("LinalgEigvalsh")
 def linalg_eigvalsh(A, UPLO="L", out=None):
     return _out(EIGVALSH, (A,), {"UPLO": _uplo(UPLO)}, out)
@@ -607,18 +790,44 @@ def _tolerances(atol, rtol) -> tuple[float, float | None]:
     return atol, float(rtol)
 
 
+declare(
+    "linalg.pinv",
+    "Tensor (Tensor A, *, Float? atol=None, Float? rtol=None, Bool hermitian=False) => LinalgPinv",
+    out=True, op="linalg_pinv",
+    doc="""
+    The Moore-Penrose pseudo-inverse (singular values below max(atol, rtol * largest) are dropped).
+    """,
+)
 @functor("LinalgPinv")
 def linalg_pinv(A, atol=None, rtol=None, hermitian=False, out=None):
     atol, rtol = _tolerances(atol, rtol)
     return _out(PINV, (A,), {"atol": atol, "rtol": rtol, "hermitian": hermitian}, out)
 
 
+declare(
+    "linalg.matrix_rank",
+    "Tensor (Tensor A, *, Float? atol=None, Float? rtol=None, Bool hermitian=False) => LinalgMatrixRank",
+    out=True, differentiable=False, op="linalg_matrix_rank",
+    doc="The number of singular values above max(atol, rtol * largest), as int64.",
+)
 @functor("LinalgMatrixRank")
 def linalg_matrix_rank(A, atol=None, rtol=None, hermitian=False, out=None):
     atol, rtol = _tolerances(atol, rtol)
     return _out(MATRIX_RANK, (A,), {"atol": atol, "rtol": rtol, "hermitian": hermitian}, out)
 
 
+declare(
+    "matrix_power",
+    "Tensor (Tensor A, Int n) => LinalgMatrixPower",
+    method=True, out=True, op="linalg_matrix_power",
+    doc="The ``n``-th power of a (batch of) square matrices; negative ``n`` inverts first.",
+)
+declare(
+    "linalg.matrix_power",
+    "Tensor (Tensor A, Int n) => LinalgMatrixPower",
+    out=True, op="linalg_matrix_power",
+    doc="Same as :func:`ember.matrix_power`.",
+)
 @functor("LinalgMatrixPower")
 def linalg_matrix_power(A, n, out=None):
     return _out(MATRIX_POWER, (A,), {"n": n}, out)
@@ -663,6 +872,17 @@ def vector_norm_impl(x, ord, dim, keepdim, dtype, out, op="linalg.vector_norm"):
     return _out(VECTOR_NORM, (x,), {"op": op, "ord": ord, "dims": dims, "keepdim": keepdim, "dtype": dtype}, out)
 
 
+declare(
+    "linalg.vector_norm",
+    "Tensor (Tensor x, Scalar ord=2, IntList? dim=None, Bool keepdim=False, *, DType? dtype=None) => LinalgVectorNorm",
+    out=True, op="linalg_vector_norm",
+    doc="""
+    (sum |x|^ord)^(1/ord) over ``dim`` (all when None); ord inf/-inf: max/min |x|, 0: the count of nonzeros.
+
+    >>> ember.linalg.vector_norm(ember.tensor([3.0, -4.0]), ord=1).item()
+    7.0
+    """,
+)
 @functor("LinalgVectorNorm")
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None, out=None):
     return vector_norm_impl(x, ord, dim, keepdim, dtype, out)
@@ -702,11 +922,28 @@ def matrix_norm_impl(A, ord, dim, keepdim, dtype, out):
     return _out(MATRIX_NORM, (A,), attrs, out)
 
 
+declare(
+    "linalg.matrix_norm",
+    "Tensor (Tensor A, Object ord='fro', IntList dim=[-2, -1], Bool keepdim=False, *, DType? dtype=None) => LinalgMatrixNorm",
+    out=True, op="linalg_matrix_norm",
+    doc="A matrix norm over the two dims ``dim``; ord 'fro', 'nuc', inf, -inf, 1, -1, 2 or -2.",
+)
 @functor("LinalgMatrixNorm")
 def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, dtype=None, out=None):
     return matrix_norm_impl(A, ord, dim, keepdim, dtype, out)
 
 
+declare(
+    "linalg.norm",
+    "Tensor (Tensor A, Object ord=None, IntList? dim=None, Bool keepdim=False, *, DType? dtype=None) => LinalgNorm",
+    out=True, op=("linalg_vector_norm", "linalg_matrix_norm"),
+    doc="""
+    A vector norm (1 dim, or a 1-D input) or a matrix norm (2 dims, or a 2-D input with ``ord``).
+
+    >>> ember.linalg.norm(ember.tensor([3.0, 4.0])).item()
+    5.0
+    """,
+)
 @functor("LinalgNorm")
 def linalg_norm(A, ord=None, dim=None, keepdim=False, dtype=None, out=None):
     if dim is not None:
@@ -748,6 +985,17 @@ def _cross_infer(attrs, a, b):
     return ((shape, a._dtype),)
 
 
+declare(
+    "linalg.cross",
+    "Tensor (Tensor input, Tensor other, *, Int dim=-1) => LinalgCross",
+    out=True, op="linalg_cross",
+    doc="""
+    The cross product of 3-vectors along ``dim`` (broadcasting).
+
+    >>> ember.linalg.cross(ember.tensor([1.0, 0.0, 0.0]), ember.tensor([0.0, 1.0, 0.0])).tolist()
+    [0.0, 0.0, 1.0]
+    """,
+)
 @functor("LinalgCross")
 def linalg_cross(input, other, dim=-1, out=None):
     d = wrap_dim(dim, max(input.ndim, other.ndim, 1))
@@ -773,16 +1021,40 @@ def _vecdot_infer(attrs, x, y):
     return ((shape[:d] + shape[d + 1 :], x._dtype),)
 
 
+declare(
+    "vecdot",
+    "Tensor (Tensor x, Tensor y, *, Int dim=-1) => LinalgVecdot",
+    out=True, op="linalg_vecdot",
+    doc="The dot product along ``dim`` (conjugating ``x``), broadcasting the other dims.",
+)
+declare(
+    "linalg.vecdot",
+    "Tensor (Tensor x, Tensor y, *, Int dim=-1) => LinalgVecdot",
+    out=True, op="linalg_vecdot",
+    doc="The dot product along ``dim`` (conjugating ``x``), broadcasting the other dims.",
+)
 @functor("LinalgVecdot")
 def linalg_vecdot(x, y, dim=-1, out=None):
     return _out(VECDOT, (x, y), {"dim": dim}, out)
 
 
+declare(
+    "linalg.diagonal",
+    "Tensor (Tensor A, *, Int offset=0, Int dim1=-2, Int dim2=-1) => LinalgDiagonal",
+    composite=True,
+    doc="The diagonals of a batch of matrices (a view).",
+)
 @functor("LinalgDiagonal")
 def linalg_diagonal(A, offset=0, dim1=-2, dim2=-1):
     return A.diagonal(offset, dim1, dim2)
 
 
+declare(
+    "linalg.trace",
+    "Tensor (Tensor x, *, Int offset=0, DType? dtype=None) => LinalgTrace",
+    composite=True,
+    doc="The sum of each matrix's ``offset`` diagonal over the last two dims (batched).",
+)
 @functor("LinalgTrace")
 def linalg_trace(A, offset=0, dtype=None):
     F = _F()
@@ -790,6 +1062,18 @@ def linalg_trace(A, offset=0, dtype=None):
     return F.sum(A.diagonal(offset, -2, -1), -1, dtype=dtype)
 
 
+declare(
+    "Tensor.trace",
+    "Tensor (Tensor input) => Trace",
+    method=True, composite=True,
+    doc="""
+    The sum of a matrix's diagonal (integers sum to int64). A method and ``ember.linalg.trace``
+    only: ``ember.trace()`` is the op-journey recorder.
+
+    >>> ember.tensor([[1, 2], [3, 4]]).trace().item()
+    5
+    """,
+)
 @functor("Trace")
 def trace(input):
     F = _F()

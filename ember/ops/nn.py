@@ -23,10 +23,14 @@ from .._core.generator import default_generator
 from .._core.shape import Size, wrap_dim
 from .._core.tensor import empty_tensor
 from ..dispatch import OpExpr, dispatch
+from ..dispatch.grad_mode import no_grad
 from ..dispatch.interpreter import running_eagerly
 from .common import broadcast_pair, grad_recording, sum_to
 from .common import functional as _F
 from .functor import functor
+from .schema import schema_family
+
+declare = schema_family("nn")
 
 __all__: list[str] = []
 
@@ -91,18 +95,47 @@ _SOFTMAX = _softmax_op("softmax")
 _LOG_SOFTMAX = _softmax_op("log_softmax")
 
 
+declare(
+    "softmax",
+    "Tensor (Tensor input, Int? dim=None, Int _stacklevel=3, *, DType? dtype=None) => Softmax",
+    method=True,
+    doc="""
+    exp(x) / sum(exp(x)) along ``dim``, numerically stable. ``dim=None`` takes PyTorch's legacy
+    choice (0 for 0-D, 1-D and 3-D inputs, else 1); ``dtype`` casts the input first.
+
+    >>> ember.softmax(ember.tensor([[1.0, 1.0], [0.0, 0.0]]), dim=1).tolist()
+    [[0.5, 0.5], [0.5, 0.5]]
+    """,
+)
 @functor("Softmax")
 def softmax(input, dim, _stacklevel, dtype):
     dim = _implicit_dim(input.ndim) if dim is None else wrap_dim(dim, input.ndim, "softmax")
     return dispatch(_SOFTMAX, (input,), {"dim": dim, "dtype": dtype})[0]
 
 
+declare(
+    "log_softmax",
+    "Tensor (Tensor input, Int? dim=None, Int _stacklevel=3, *, DType? dtype=None) => LogSoftmax",
+    method=True,
+    doc="""
+    log(softmax(x)) along ``dim``, computed as x - max - log(sum(exp(x - max))).
+
+    >>> [f"{v:.4f}" for v in ember.log_softmax(ember.tensor([0.0, 0.0]), dim=0).tolist()]
+    ['-0.6931', '-0.6931']
+    """,
+)
 @functor("LogSoftmax")
 def log_softmax(input, dim, _stacklevel, dtype):
     dim = _implicit_dim(input.ndim) if dim is None else wrap_dim(dim, input.ndim, "log_softmax")
     return dispatch(_LOG_SOFTMAX, (input,), {"dim": dim, "dtype": dtype})[0]
 
 
+declare(
+    "softmin",
+    "Tensor (Tensor input, Int? dim=None, Int _stacklevel=3, *, DType? dtype=None) => Softmin",
+    composite=True,
+    doc="softmax(-input) along ``dim``.",
+)
 @functor("Softmin")
 def softmin(input, dim, _stacklevel, dtype):
     F = _F()
@@ -193,12 +226,36 @@ def _nll_like(op: OpExpr, name, input, target, weight, ignore_index, reduction, 
     return dispatch(op, inputs, attrs)[0]
 
 
+declare(
+    "cross_entropy",
+    'Tensor (Tensor input, Tensor target, Tensor? weight=None, Bool? size_average=None, Int ignore_index=-100, Bool? reduce=None, String reduction="mean", Float label_smoothing=0.0) => CrossEntropy',
+    op=("cross_entropy", "cross_entropy_with_probs"),
+    doc="""
+    Cross entropy of logits ``input`` (C), (N, C) or (N, C, d1, ...) with class-index targets
+    (integers; ``ignore_index`` skipped, ``weight`` per class) or class probabilities (same shape
+    as ``input``), with optional label smoothing; fused log_softmax + nll.
+
+    >>> x = ember.tensor([[0.0, 0.0]])
+    >>> f"{ember.cross_entropy(x, ember.tensor([1])).item():.4f}"
+    '0.6931'
+    """,
+)
 @functor("CrossEntropy")
 def cross_entropy(input, target, weight, size_average, ignore_index, reduce, reduction, label_smoothing):
     reduction = _legacy_reduction(reduction, size_average, reduce, "cross_entropy")
     return _nll_like(_CROSS_ENTROPY, "cross_entropy", input, target, weight, ignore_index, reduction, label_smoothing, True)
 
 
+declare(
+    "nll_loss",
+    'Tensor (Tensor input, Tensor target, Tensor? weight=None, Bool? size_average=None, Int ignore_index=-100, Bool? reduce=None, String reduction="mean") => NllLoss',
+    doc="""
+    Negative log-likelihood of log-probabilities ``input`` at the class-index ``target``.
+
+    >>> ember.nll_loss(ember.tensor([[-1.0, -2.0]]), ember.tensor([1])).item()
+    2.0
+    """,
+)
 @functor("NllLoss")
 def nll_loss(input, target, weight, size_average, ignore_index, reduce, reduction):
     reduction = _legacy_reduction(reduction, size_average, reduce, "nll_loss")
@@ -237,18 +294,38 @@ def _pointwise_loss(name, input, target, reduction, weight, weight_mean="weight_
     return dispatch(_POINTWISE[name], inputs, {"reduction": reduction, "weight_mean": weight_mean, **extra})[0]
 
 
+declare(
+    "mse_loss",
+    'Tensor (Tensor input, Tensor target, Bool? size_average=None, Bool? reduce=None, String reduction="mean", Tensor? weight=None) => MseLoss',
+    doc="""
+    Mean squared error (input and target broadcast).
+
+    >>> ember.mse_loss(ember.tensor([1.0, 3.0]), ember.tensor([0.0, 0.0])).item()
+    5.0
+    """,
+)
 @functor("MseLoss")
 def mse_loss(input, target, size_average, reduce, reduction, weight):
     reduction = _legacy_reduction(reduction, size_average, reduce, "mse_loss")
     return _pointwise_loss("mse_loss", input, target, reduction, weight)
 
 
+declare(
+    "l1_loss",
+    'Tensor (Tensor input, Tensor target, Bool? size_average=None, Bool? reduce=None, String reduction="mean", Tensor? weight=None) => L1Loss',
+    doc="Mean absolute error (input and target broadcast).",
+)
 @functor("L1Loss")
 def l1_loss(input, target, size_average, reduce, reduction, weight):
     reduction = _legacy_reduction(reduction, size_average, reduce, "l1_loss")
     return _pointwise_loss("l1_loss", input, target, reduction, weight)
 
 
+declare(
+    "smooth_l1_loss",
+    'Tensor (Tensor input, Tensor target, Bool? size_average=None, Bool? reduce=None, String reduction="mean", Float beta=1.0) => SmoothL1Loss',
+    doc="Squared error below ``beta`` (scaled by 1/beta), absolute error above it.",
+)
 @functor("SmoothL1Loss")
 def smooth_l1_loss(input, target, size_average, reduce, reduction, beta):
     reduction = _legacy_reduction(reduction, size_average, reduce, "smooth_l1_loss")
@@ -257,6 +334,11 @@ def smooth_l1_loss(input, target, size_average, reduce, reduction, beta):
     return _pointwise_loss("smooth_l1_loss", input, target, reduction, None, beta=float(beta))
 
 
+declare(
+    "huber_loss",
+    'Tensor (Tensor input, Tensor target, String reduction="mean", Float delta=1.0, Tensor? weight=None) => HuberLoss',
+    doc="Squared error below ``delta``, ``delta``-scaled absolute error above it.",
+)
 @functor("HuberLoss")
 def huber_loss(input, target, reduction, delta, weight):
     reduction = _legacy_reduction(reduction, None, None, "huber_loss")
@@ -282,6 +364,16 @@ def _check_expands(name: str, arg: str, t, shape) -> None:
         raise RuntimeError(f"{name}(): {arg} of size {list(t._shape)} cannot be broadcast to the input size {list(shape)}")
 
 
+declare(
+    "binary_cross_entropy",
+    'Tensor (Tensor input, Tensor target, Tensor? weight=None, Bool? size_average=None, Bool? reduce=None, String reduction="mean") => BinaryCrossEntropy',
+    doc="""
+    Binary cross entropy of probabilities ``input`` in [0, 1]; logs are clamped at -100.
+
+    >>> f"{ember.binary_cross_entropy(ember.tensor([0.5]), ember.tensor([1.0])).item():.4f}"
+    '0.6931'
+    """,
+)
 @functor("BinaryCrossEntropy")
 def binary_cross_entropy(input, target, weight, size_average, reduce, reduction):
     reduction = _legacy_reduction(reduction, size_average, reduce, "binary_cross_entropy")
@@ -300,6 +392,13 @@ def binary_cross_entropy(input, target, weight, size_average, reduce, reduction)
     return dispatch(_BCE, inputs, {"reduction": reduction})[0]
 
 
+declare(
+    "binary_cross_entropy_with_logits",
+    'Tensor (Tensor input, Tensor target, Tensor? weight=None, Bool? size_average=None, Bool? reduce=None, String reduction="mean", Tensor? pos_weight=None) => BinaryCrossEntropyWithLogits',
+    doc="""
+    Binary cross entropy of sigmoid(input), computed stably from the logits; ``pos_weight`` weighs positives.
+    """,
+)
 @functor("BinaryCrossEntropyWithLogits")
 def binary_cross_entropy_with_logits(input, target, weight, size_average, reduce, reduction, pos_weight):
     reduction = _legacy_reduction(reduction, size_average, reduce, "binary_cross_entropy_with_logits")
@@ -319,6 +418,14 @@ def binary_cross_entropy_with_logits(input, target, weight, size_average, reduce
 _KL_DIV = _loss_op("kl_div", _pointwise_infer)
 
 
+declare(
+    "kl_div",
+    'Tensor (Tensor input, Tensor target, Bool? size_average=None, Bool? reduce=None, String reduction="mean", Bool log_target=False) => KlDiv',
+    doc="""
+    Kullback-Leibler divergence with ``input`` in log space (and ``target`` too when ``log_target``);
+    reduction may also be ``"batchmean"``.
+    """,
+)
 @functor("KlDiv")
 def kl_div(input, target, size_average, reduce, reduction, log_target):
     reduction = _legacy_reduction(reduction, size_average, reduce, "kl_div", ("none", "mean", "sum", "batchmean"))
@@ -347,6 +454,16 @@ def _check_numeric(op: str, dtype: _dt.DType) -> None:
         raise _not_implemented(op, dtype)
 
 
+declare(
+    "linear",
+    "Tensor (Tensor input, Tensor weight, Tensor? bias=None) => Linear",
+    doc="""
+    input @ weight.T + bias over any leading dimensions.
+
+    >>> ember.linear(ember.tensor([[1.0, 2.0]]), ember.tensor([[1.0, 1.0]]), ember.tensor([0.5])).tolist()
+    [[3.5]]
+    """,
+)
 @functor("Linear")
 def linear(input, weight, bias):
     if input.ndim == 0 or weight.ndim == 0:
@@ -383,6 +500,11 @@ def _bilinear_infer(attrs, x1, x2, w, *bias):
     return (((*x1._shape[:-1], w._shape[0]), x1._dtype),)
 
 
+declare(
+    "bilinear",
+    "Tensor (Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) => Bilinear",
+    doc="y[..., o] = input1 @ weight[o] @ input2 + bias[o].",
+)
 @functor("Bilinear")
 def bilinear(input1, input2, weight, bias):
     if input1.ndim == 0 or input2.ndim == 0:
@@ -556,6 +678,56 @@ def _convolution(name: str, nd: int, input, weight, bias, stride, padding, dilat
     return y if batched else y.squeeze(0)
 
 
+declare(
+    "conv1d",
+    "Tensor (Tensor input, Tensor weight, Tensor? bias=None, IntList stride=1, Object padding=0, IntList dilation=1, Int groups=1) => Conv1d",
+    op="convolution",
+    doc="""
+    1-D convolution (cross-correlation) of (N, C, L) or (C, L) input; ``padding`` may be ints, 'same' or 'valid'.
+    """,
+)
+declare(
+    "conv2d",
+    "Tensor (Tensor input, Tensor weight, Tensor? bias=None, IntList stride=1, Object padding=0, IntList dilation=1, Int groups=1) => Conv2d",
+    op="convolution",
+    doc="""
+    2-D convolution (cross-correlation) of (N, C, H, W) or (C, H, W) input with stride, padding
+    (ints, 'same' or 'valid'), dilation and groups: im2col and one batched matmul.
+
+    >>> x = ember.ones((1, 1, 3, 3))
+    >>> ember.conv2d(x, ember.ones((1, 1, 2, 2))).tolist()
+    [[[[4.0, 4.0], [4.0, 4.0]]]]
+    """,
+)
+declare(
+    "conv3d",
+    "Tensor (Tensor input, Tensor weight, Tensor? bias=None, IntList stride=1, Object padding=0, IntList dilation=1, Int groups=1) => Conv3d",
+    op="convolution",
+    doc="3-D convolution of (N, C, D, H, W) or (C, D, H, W) input.",
+)
+declare(
+    "conv_transpose1d",
+    "Tensor (Tensor input, Tensor weight, Tensor? bias=None, IntList stride=1, IntList padding=0, IntList output_padding=0, Int groups=1, IntList dilation=1) => ConvTranspose1d",
+    op="convolution",
+    doc="1-D transposed convolution; ``weight`` is (C_in, C_out / groups, kL).",
+)
+declare(
+    "conv_transpose2d",
+    "Tensor (Tensor input, Tensor weight, Tensor? bias=None, IntList stride=1, IntList padding=0, IntList output_padding=0, Int groups=1, IntList dilation=1) => ConvTranspose2d",
+    op="convolution",
+    doc="""
+    2-D transposed convolution (the gradient of conv2d); ``weight`` is (C_in, C_out / groups, kH, kW).
+
+    >>> ember.conv_transpose2d(ember.ones((1, 1, 1, 1)), ember.ones((1, 1, 2, 2)), stride=2).shape
+    ember.Size([1, 1, 2, 2])
+    """,
+)
+declare(
+    "conv_transpose3d",
+    "Tensor (Tensor input, Tensor weight, Tensor? bias=None, IntList stride=1, IntList padding=0, IntList output_padding=0, Int groups=1, IntList dilation=1) => ConvTranspose3d",
+    op="convolution",
+    doc="3-D transposed convolution.",
+)
 def _conv_functor(name: str, nd: int):
     def run(input, weight, bias, stride, padding, dilation, groups):
         return _convolution(name, nd, input, weight, bias, stride, padding, dilation, groups)
@@ -637,6 +809,32 @@ def _max_pool_indices_infer(attrs, x):
     return ((shape, x._dtype), (shape, _dt.int64))
 
 
+declare(
+    "max_pool1d",
+    "Tensor (Tensor input, IntList kernel_size, IntList? stride=None, IntList padding=0, IntList dilation=1, Bool ceil_mode=False, Bool return_indices=False) => MaxPool1d",
+    op=("max_pool", "max_pool_with_indices"),
+    doc="""
+    1-D max pooling; with ``return_indices`` returns (values, indices into the flattened input length).
+    """,
+)
+declare(
+    "max_pool2d",
+    "Tensor (Tensor input, IntList kernel_size, IntList? stride=None, IntList padding=0, IntList dilation=1, Bool ceil_mode=False, Bool return_indices=False) => MaxPool2d",
+    op=("max_pool", "max_pool_with_indices"),
+    doc="""
+    2-D max pooling (stride defaults to kernel_size; padding counts as -inf); with ``return_indices``
+    returns (values, indices into each flattened H*W plane).
+
+    >>> ember.max_pool2d(ember.tensor([[[[1.0, 2.0], [3.0, 4.0]]]]), 2).tolist()
+    [[[[4.0]]]]
+    """,
+)
+declare(
+    "max_pool3d",
+    "Tensor (Tensor input, IntList kernel_size, IntList? stride=None, IntList padding=0, IntList dilation=1, Bool ceil_mode=False, Bool return_indices=False) => MaxPool3d",
+    op=("max_pool", "max_pool_with_indices"),
+    doc="3-D max pooling.",
+)
 def _max_pool_functor(nd: int):
     name = f"max_pool{nd}d"
 
@@ -666,6 +864,29 @@ _AVG_POOL = OpExpr("avg_pool", ("input",), ("out",))
 _AVG_POOL.shape_rule(_max_pool_infer)
 
 
+declare(
+    "avg_pool1d",
+    "Tensor (Tensor input, IntList kernel_size, IntList? stride=None, IntList padding=0, Bool ceil_mode=False, Bool count_include_pad=True) => AvgPool1d",
+    op="avg_pool",
+    doc="1-D average pooling.",
+)
+declare(
+    "avg_pool2d",
+    "Tensor (Tensor input, IntList kernel_size, IntList? stride=None, IntList padding=0, Bool ceil_mode=False, Bool count_include_pad=True, Int? divisor_override=None) => AvgPool2d",
+    op="avg_pool",
+    doc="""
+    2-D average pooling; ``count_include_pad`` counts zero padding in the divisor.
+
+    >>> ember.avg_pool2d(ember.tensor([[[[1.0, 2.0], [3.0, 4.0]]]]), 2).tolist()
+    [[[[2.5]]]]
+    """,
+)
+declare(
+    "avg_pool3d",
+    "Tensor (Tensor input, IntList kernel_size, IntList? stride=None, IntList padding=0, Bool ceil_mode=False, Bool count_include_pad=True, Int? divisor_override=None) => AvgPool3d",
+    op="avg_pool",
+    doc="3-D average pooling.",
+)
 def _avg_pool_functor(nd: int):
     name = f"avg_pool{nd}d"
 
@@ -710,6 +931,29 @@ def _adaptive_output_size(name: str, nd: int, output_size, spatial) -> tuple:
     return tuple(out)
 
 
+declare(
+    "adaptive_avg_pool1d",
+    "Tensor (Tensor input, Object output_size) => AdaptiveAvgPool1d",
+    op="adaptive_avg_pool",
+    doc="Average pooling to a fixed output length.",
+)
+declare(
+    "adaptive_avg_pool2d",
+    "Tensor (Tensor input, Object output_size) => AdaptiveAvgPool2d",
+    op="adaptive_avg_pool",
+    doc="""
+    Average pooling to a fixed output size (an int, or a pair whose None entries keep the input size).
+
+    >>> ember.adaptive_avg_pool2d(ember.ones((1, 2, 5, 7)), 1).shape
+    ember.Size([1, 2, 1, 1])
+    """,
+)
+declare(
+    "adaptive_avg_pool3d",
+    "Tensor (Tensor input, Object output_size) => AdaptiveAvgPool3d",
+    op="adaptive_avg_pool",
+    doc="3-D average pooling to a fixed output size.",
+)
 def _adaptive_avg_pool_functor(nd: int):
     name = f"adaptive_avg_pool{nd}d"
 
@@ -757,6 +1001,19 @@ def _check_param_dtype(op: str, arg: str, t, dtype: _dt.DType) -> None:
         raise RuntimeError(f"{op}(): mixed dtypes: {arg} is {t._dtype.name} but input is {dtype.name}; parameters must have the input's dtype")
 
 
+declare(
+    "batch_norm",
+    "Tensor (Tensor input, Tensor? running_mean, Tensor? running_var, Tensor? weight=None, Tensor? bias=None, Bool training=False, Float momentum=0.1, Float eps=1e-05) => BatchNorm",
+    doc="""
+    Batch normalization over (N, C, ...) per channel. Training mode normalizes with batch statistics
+    and updates ``running_mean`` / ``running_var`` in place (unbiased variance for the estimate).
+
+    >>> rm, rv = ember.zeros(1), ember.ones(1)
+    >>> y = ember.batch_norm(ember.tensor([[1.0], [3.0]]), rm, rv, training=True)
+    >>> [f"{v:.4f}" for v in y.flatten().tolist()], f"{rm.item():.4f}", f"{rv.item():.4f}"
+    (['-1.0000', '1.0000'], '0.2000', '1.1000')
+    """,
+)
 @functor("BatchNorm")
 def batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps):
     empty = input.numel() == 0  # PyTorch checks dtypes in its kernel: an empty input of any dtype passes
@@ -829,6 +1086,11 @@ _RMS_NORM.shape_rule(_same_infer)
 _GROUP_NORM.shape_rule(_same_infer)
 
 
+declare(
+    "layer_norm",
+    "Tensor (Tensor input, IntList normalized_shape, Tensor? weight=None, Tensor? bias=None, Float eps=1e-05) => LayerNorm",
+    doc="Normalize over the trailing ``normalized_shape`` dimensions, then scale and shift.",
+)
 @functor("LayerNorm")
 def layer_norm(input, normalized_shape, weight, bias, eps):
     _check_floating("LayerNormKernelImpl", input._dtype)
@@ -838,6 +1100,13 @@ def layer_norm(input, normalized_shape, weight, bias, eps):
     return dispatch(_LAYER_NORM, inputs, attrs)[0]
 
 
+declare(
+    "rms_norm",
+    "Tensor (Tensor input, IntList normalized_shape, Tensor? weight=None, Float? eps=None) => RmsNorm",
+    doc="""
+    input / sqrt(mean(input**2) + eps) over the trailing ``normalized_shape`` dimensions, times ``weight``.
+    """,
+)
 @functor("RmsNorm")
 def rms_norm(input, normalized_shape, weight, eps):
     _check_floating("rms_norm", input._dtype)
@@ -848,6 +1117,13 @@ def rms_norm(input, normalized_shape, weight, eps):
     return dispatch(_RMS_NORM, inputs, {"ndim": k, "eps": float(eps)})[0]
 
 
+declare(
+    "group_norm",
+    "Tensor (Tensor input, Int num_groups, Tensor? weight=None, Tensor? bias=None, Float eps=1e-05) => GroupNorm",
+    doc="""
+    Normalize (N, C, ...) over groups of C / num_groups channels, then a per-channel scale and shift.
+    """,
+)
 @functor("GroupNorm")
 def group_norm(input, num_groups, weight, bias, eps):
     _check_floating("group_norm", input._dtype)
@@ -899,11 +1175,41 @@ def _dropout(name, input, p, training, inplace, generator, mask_shape):
     return dispatch(_DROPOUT, (input,), attrs, outputs)[0]
 
 
+declare(
+    "dropout",
+    "Tensor (Tensor input, Float p=0.5, Bool training=True, Bool inplace=False, *, Generator? generator=None) => Dropout",
+    op="dropout",
+    doc="""
+    Zero each element with probability ``p`` and scale the rest by 1 / (1 - p) (training only).
+    Draws from ``generator`` or the default generator.
+
+    >>> ember.dropout(ember.ones(3), p=0.0).tolist()
+    [1.0, 1.0, 1.0]
+    """,
+)
 @functor("Dropout")
 def dropout(input, p, training, inplace, generator):
     return _dropout("dropout", input, p, training, inplace, generator, input._shape)
 
 
+declare(
+    "dropout1d",
+    "Tensor (Tensor input, Float p=0.5, Bool training=True, Bool inplace=False, *, Generator? generator=None) => Dropout1d",
+    op="dropout",
+    doc="Zero whole channels of (N, C, L) or (C, L) input with probability ``p``.",
+)
+declare(
+    "dropout2d",
+    "Tensor (Tensor input, Float p=0.5, Bool training=True, Bool inplace=False, *, Generator? generator=None) => Dropout2d",
+    op="dropout",
+    doc="Zero whole channels of (N, C, H, W) or (C, H, W) input with probability ``p``.",
+)
+declare(
+    "dropout3d",
+    "Tensor (Tensor input, Float p=0.5, Bool training=True, Bool inplace=False, *, Generator? generator=None) => Dropout3d",
+    op="dropout",
+    doc="Zero whole channels of (N, C, D, H, W) or (C, D, H, W) input with probability ``p``.",
+)
 def _feature_dropout_functor(nd: int):
     name = f"dropout{nd}d"
 
@@ -938,6 +1244,17 @@ def _embedding_renorm_infer(attrs, w, idx):
     return ((w._shape, w._dtype),)
 
 
+declare(
+    "embedding",
+    "Tensor (Tensor input, Tensor weight, Int? padding_idx=None, Float? max_norm=None, Float norm_type=2.0, Bool scale_grad_by_freq=False, Bool sparse=False) => Embedding",
+    op=("embedding", "embedding_renorm"),
+    doc="""
+    Rows of ``weight`` at the integer ids in ``input``; ``max_norm`` renormalizes the used rows in place.
+
+    >>> ember.embedding(ember.tensor([1]), ember.tensor([[0.0], [5.0]])).tolist()
+    [[5.0]]
+    """,
+)
 @functor("Embedding")
 def embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse):
     if weight.ndim != 2:
@@ -950,8 +1267,6 @@ def embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_fre
     if padding_idx is not None and not -weight._shape[0] <= padding_idx < weight._shape[0]:
         raise ValueError("Padding_idx must be within num_embeddings")
     if max_norm is not None:  # as PyTorch: the renormalization is no part of the graph
-        from ..autograd.grad_mode import no_grad
-
         attrs = {"max_norm": float(max_norm), "norm_type": float(norm_type)}
         with no_grad():
             dispatch(_EMBEDDING_RENORM, (weight, input), attrs, (weight,))
@@ -969,6 +1284,17 @@ def _one_hot_infer(attrs, x):
     return (((*x._shape, attrs["num_classes"]), _dt.int64),)
 
 
+declare(
+    "one_hot",
+    "Tensor (Tensor tensor, Int num_classes=-1) => OneHot",
+    differentiable=False,
+    doc="""
+    int64 one-hot encoding along a new last dimension (``num_classes=-1``: max + 1).
+
+    >>> ember.one_hot(ember.tensor([0, 2])).tolist()
+    [[1, 0, 0], [0, 0, 1]]
+    """,
+)
 @functor("OneHot")
 def one_hot(tensor, num_classes):
     if not _is_int(tensor._dtype):
@@ -1007,6 +1333,17 @@ def _per_dim(value, n: int, scale: bool, spatial) -> list:
     return [value] * n
 
 
+declare(
+    "interpolate",
+    'Tensor (Tensor input, Object size=None, Object scale_factor=None, String mode="nearest", Bool? align_corners=None, Bool? recompute_scale_factor=None, Bool antialias=False) => Interpolate',
+    doc="""
+    Resample (N, C, ...) input by ``size`` or ``scale_factor``: nearest, nearest-exact, linear,
+    bilinear, bicubic, trilinear or area.
+
+    >>> ember.interpolate(ember.tensor([[[1.0, 2.0]]]), scale_factor=2).tolist()
+    [[[1.0, 1.0, 2.0, 2.0]]]
+    """,
+)
 @functor("Interpolate")
 def interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias):
     nd = input.ndim - 2
@@ -1070,6 +1407,14 @@ def _sdpa_infer(attrs, q, k, v, *mask):
     return (((*batch, q._shape[-2], v._shape[-1]), q._dtype),)
 
 
+declare(
+    "scaled_dot_product_attention",
+    "Tensor (Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, Float dropout_p=0.0, Bool is_causal=False, Float? scale=None, Bool enable_gqa=False, *, Generator? generator=None) => ScaledDotProductAttention",
+    doc="""
+    softmax(query @ key.T * scale + mask) @ value; a bool mask marks the allowed positions, a float
+    mask is added; rows with no allowed position give zeros.
+    """,
+)
 @functor("ScaledDotProductAttention")
 def scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa, generator):
     q, k, v = query, key, value

@@ -26,6 +26,9 @@ from ..dispatch import OpExpr, dispatch
 from .common import broadcast_pair
 from .creation import broadcastable_to, check_kinds, check_requires_grad
 from .functor import functor
+from .schema import schema_family
+
+declare = schema_family("random")
 
 __all__ = ["RANDOM_OPS"]
 
@@ -90,12 +93,30 @@ def _float_dtype(op: str, dtype, kinds=_FLOAT_OR_COMPLEX) -> _dt.DType:
 # --- uniform ----------------------------------------------------------------------------
 
 
+declare(
+    "rand",
+    "Tensor (IntList size, *, Generator? generator=None, DType? dtype=None, Device? device=None, Bool requires_grad=False) => Rand",
+    differentiable=False, op="uniform",
+    doc="""
+    Uniform samples in [0, 1) (real and imaginary parts for complex dtypes). The size is a tuple: rand((2, 3)).
+
+    >>> _ = ember.manual_seed(0)
+    >>> x = ember.rand((2, 3)); x.shape, all(0 <= v < 1 for v in x.flatten().tolist())
+    (ember.Size([2, 3]), True)
+    """,
+)
 @functor("Rand")
 def rand(size, generator=None, dtype=None, device=None, requires_grad=False):
     dtype = _float_dtype("rand", dtype)
     return _sample(UNIFORM, "rand", size, dtype, device, generator, {"low": 0.0, "high": 1.0}, requires_grad)
 
 
+declare(
+    "rand_like",
+    "Tensor (Tensor input, *, Generator? generator=None, DType? dtype=None, Device? device=None, Bool requires_grad=False) => RandLike",
+    differentiable=False, op="uniform",
+    doc="rand with input's shape, dtype and device.",
+)
 @functor("RandLike")
 def rand_like(input, generator=None, dtype=None, device=None, requires_grad=False):
     dtype = _float_dtype("rand_like", input._dtype if dtype is None else dtype)
@@ -103,6 +124,12 @@ def rand_like(input, generator=None, dtype=None, device=None, requires_grad=Fals
     return _sample(UNIFORM, "rand_like", input._shape, dtype, device, generator, {"low": 0.0, "high": 1.0}, requires_grad)
 
 
+declare(
+    "Tensor.uniform_",
+    "Tensor (Tensor input, Float low=0.0, Float high=1.0, *, Generator? generator=None) => Uniform_",
+    method=True, differentiable=False, op="uniform",
+    doc="Fill with uniform samples in [low, high).",
+)
 @functor("Uniform_")
 def uniform_(self, low=0.0, high=1.0, generator=None):
     check_kinds("uniform_", "self", self._dtype, _FLOAT_OR_COMPLEX)
@@ -119,12 +146,24 @@ def _check_std(op: str, std: float) -> None:
         raise RuntimeError(f"{op}(): expects std >= 0.0, but found std {std}")
 
 
+declare(
+    "randn",
+    "Tensor (IntList size, *, Generator? generator=None, DType? dtype=None, Device? device=None, Bool requires_grad=False) => Randn",
+    differentiable=False, op="normal",
+    doc="Standard normal samples (a complex normal has variance 1 in all). The size is a tuple.",
+)
 @functor("Randn")
 def randn(size, generator=None, dtype=None, device=None, requires_grad=False):
     dtype = _float_dtype("randn", dtype)
     return _sample(NORMAL, "randn", size, dtype, device, generator, {"mean": 0.0, "std": 1.0}, requires_grad)
 
 
+declare(
+    "randn_like",
+    "Tensor (Tensor input, *, Generator? generator=None, DType? dtype=None, Device? device=None, Bool requires_grad=False) => RandnLike",
+    differentiable=False, op="normal",
+    doc="randn with input's shape, dtype and device.",
+)
 @functor("RandnLike")
 def randn_like(input, generator=None, dtype=None, device=None, requires_grad=False):
     dtype = _float_dtype("randn_like", input._dtype if dtype is None else dtype)
@@ -132,6 +171,12 @@ def randn_like(input, generator=None, dtype=None, device=None, requires_grad=Fal
     return _sample(NORMAL, "randn_like", input._shape, dtype, device, generator, {"mean": 0.0, "std": 1.0}, requires_grad)
 
 
+declare(
+    "Tensor.normal_",
+    "Tensor (Tensor input, Float mean=0.0, Float std=1.0, *, Generator? generator=None) => Normal_",
+    method=True, differentiable=False, op="normal",
+    doc="Fill with normal samples of the given mean and standard deviation.",
+)
 @functor("Normal_")
 def normal_(self, mean=0.0, std=1.0, generator=None):
     check_kinds("normal_", "self", self._dtype, _FLOAT_OR_COMPLEX)
@@ -161,6 +206,22 @@ def _scalar_tensor(value: float, like: Tensor) -> Tensor:
     return new_filled((), like._dtype, like._storage._device, value, "normal")
 
 
+declare(
+    "normal",
+    [
+        "Tensor (Tensor mean, Tensor std, *, Generator? generator=None) => NormalTensorTensor",
+        "Tensor (Tensor mean, Float std=1.0, *, Generator? generator=None) => NormalTensorFloat",
+        "Tensor (Float mean, Tensor std, *, Generator? generator=None) => NormalFloatTensor",
+        "Tensor (Float mean, Float std, IntList size, *, Generator? generator=None, DType? dtype=None, Device? device=None, Bool requires_grad=False) => NormalFloatFloat",
+    ],
+    out=True, differentiable=False, op=("normal_tensor", "normal"),
+    doc="""
+    Normal samples with the given means and standard deviations (tensors broadcast together, or floats with a size).
+
+    >>> ember.normal(ember.zeros(2, 1), ember.ones(3)).shape
+    ember.Size([2, 3])
+    """,
+)
 @functor("NormalTensorTensor")
 def normal_tensor_tensor(mean, std, generator=None, out=None):
     return _normal_tensors(mean, std, generator, out)
@@ -225,6 +286,18 @@ def _as_int(value, op: str, arg: str) -> int:
         raise TypeError(f"{op}(): argument '{arg}' must be int, not {type(value).__name__}") from None
 
 
+declare(
+    "randint",
+    "Tensor (Int? low=None, Object high=None, IntList? size=None, *, Generator? generator=None, DType? dtype=None, Device? device=None, Bool requires_grad=False) => Randint",
+    differentiable=False,
+    doc="""
+    Integers drawn uniformly from [low, high): randint(high, size) or randint(low, high, size); int64 unless dtype says otherwise.
+
+    >>> _ = ember.manual_seed(0)
+    >>> x = ember.randint(3, 5, (4,)); x.dtype, sorted(set(x.tolist())) <= [3, 4]
+    (ember.int64, True)
+    """,
+)
 @functor("Randint")
 def randint(low=None, high=None, size=None, generator=None, dtype=None, device=None, requires_grad=False):
     """``randint(high, size)`` or ``randint(low, high, size)``."""
@@ -246,6 +319,14 @@ def randint(low=None, high=None, size=None, generator=None, dtype=None, device=N
     return _sample(RANDINT, "randint", size, dtype, device, generator, {"low": low, "high": high}, requires_grad)
 
 
+declare(
+    "randint_like",
+    "Tensor (Tensor input, Int? low=None, Int? high=None, *, Generator? generator=None, DType? dtype=None, Device? device=None, Bool requires_grad=False) => RandintLike",
+    differentiable=False, op="randint",
+    doc="""
+    randint with input's shape, dtype and device; randint_like(input, high) or randint_like(input, low, high).
+    """,
+)
 @functor("RandintLike")
 def randint_like(input, low=None, high=None, generator=None, dtype=None, device=None, requires_grad=False):
     if high is None:
@@ -260,6 +341,17 @@ def randint_like(input, low=None, high=None, generator=None, dtype=None, device=
     return _sample(RANDINT, "randint_like", input._shape, dtype, device, generator, {"low": low, "high": high}, requires_grad)
 
 
+declare(
+    "Tensor.random_",
+    "Tensor (Tensor input, Int? low=None, Int? high=None, *, Generator? generator=None) => Random_",
+    method=True, differentiable=False, op="randint",
+    doc="""
+    Fill with integers from [low, high): random_(high), random_(low, high), or random_() for every integer the dtype holds exactly from 0.
+
+    >>> ember.zeros(3, dtype=ember.int8).random_(1, 2).tolist()
+    [1, 1, 1]
+    """,
+)
 @functor("Random_")
 def random_(self, low=None, high=None, generator=None):
     """``random_()``: every value the dtype holds exactly from 0; ``random_(to)``; ``random_(from, to)``."""
@@ -271,6 +363,17 @@ def random_(self, low=None, high=None, generator=None):
     return _sample_into(RANDINT, self, generator, {"low": low, "high": high})
 
 
+declare(
+    "randperm",
+    "Tensor (Int n, *, Generator? generator=None, DType? dtype=None, Device? device=None, Bool requires_grad=False) => Randperm",
+    differentiable=False,
+    doc="""
+    A random permutation of 0 .. n-1.
+
+    >>> sorted(ember.randperm(5).tolist())
+    [0, 1, 2, 3, 4]
+    """,
+)
 @functor("Randperm")
 def randperm(n, generator=None, dtype=None, device=None, requires_grad=False):
     if n < 0:
@@ -304,6 +407,20 @@ def _check_p(op: str, p: float) -> None:
         raise RuntimeError(f"{op}(): expects p to be in [0, 1], but got p={p}")
 
 
+declare(
+    "bernoulli",
+    [
+        "Tensor (Tensor input, *, Generator? generator=None) => Bernoulli",
+        "Tensor (Tensor input, Float p, *, Generator? generator=None) => BernoulliScalar",
+    ],
+    method=True, out=True, differentiable=False, op=("bernoulli", "bernoulli_scalar"),
+    doc="""
+    0/1 samples, 1 with probability input (elementwise), or with probability p in input's shape; input's dtype.
+
+    >>> ember.bernoulli(ember.tensor([0.0, 1.0])).tolist()
+    [0.0, 1.0]
+    """,
+)
 @functor("Bernoulli")
 def bernoulli(input, generator=None, out=None):
     attrs = {"shape": None, "dtype": None, "generator": _gen(generator, input._storage._device)}
@@ -318,6 +435,17 @@ def bernoulli_scalar(input, p, generator=None, out=None):
     return _sample(BERNOULLI_SCALAR, "bernoulli", input._shape, input._dtype, input._storage._device, generator, {"p": p})
 
 
+declare(
+    "Tensor.bernoulli_",
+    [
+        "Tensor (Tensor input, Tensor p, *, Generator? generator=None) => BernoulliInplaceTensor",
+        "Tensor (Tensor input, Float p=0.5, *, Generator? generator=None) => BernoulliInplace",
+    ],
+    method=True, differentiable=False, op=("bernoulli", "bernoulli_scalar"),
+    doc="""
+    Fill with 0/1 samples, 1 with probability p (a float, or a tensor broadcast to this shape).
+    """,
+)
 @functor("BernoulliInplaceTensor")
 def bernoulli_inplace_tensor(self, p, generator=None):
     check_kinds("bernoulli_", "self", self._dtype, ("bool", "integral", "real floating"))
@@ -353,6 +481,17 @@ def _infer_multinomial(attrs, probs):
     return (((*probs._shape[:-1], n), _dt.int64),)
 
 
+declare(
+    "multinomial",
+    "Tensor (Tensor input, Int num_samples, Bool replacement=False, *, Generator? generator=None) => Multinomial",
+    method=True, out=True, differentiable=False,
+    doc="""
+    Category indices drawn with the (unnormalised) probabilities of each row of input, with or without replacement.
+
+    >>> ember.multinomial(ember.tensor([0.0, 1.0, 0.0]), 1).tolist()
+    [1]
+    """,
+)
 @functor("Multinomial")
 def multinomial(input, num_samples, replacement=False, generator=None, out=None):
     attrs = {"num_samples": num_samples, "replacement": replacement, "generator": _gen(generator, input._storage._device)}
@@ -362,6 +501,12 @@ def multinomial(input, num_samples, replacement=False, generator=None, out=None)
 # --- other in-place samplers --------------------------------------------------------------
 
 
+declare(
+    "Tensor.exponential_",
+    "Tensor (Tensor input, Float lambd=1.0, *, Generator? generator=None) => Exponential_",
+    method=True, differentiable=False, op="exponential",
+    doc="Fill with exponential samples of rate lambd.",
+)
 @functor("Exponential_")
 def exponential_(self, lambd=1.0, generator=None):
     if not self._dtype.is_floating_point:
@@ -371,6 +516,12 @@ def exponential_(self, lambd=1.0, generator=None):
     return _sample_into(EXPONENTIAL, self, generator, {"lambd": float(lambd)})
 
 
+declare(
+    "Tensor.geometric_",
+    "Tensor (Tensor input, Float p, *, Generator? generator=None) => Geometric_",
+    method=True, differentiable=False, op="geometric",
+    doc="Fill with geometric samples (the number of trials up to the first success, >= 1).",
+)
 @functor("Geometric_")
 def geometric_(self, p, generator=None):
     check_kinds("geometric_", "self", self._dtype, ("integral", "real floating"))
@@ -379,6 +530,12 @@ def geometric_(self, p, generator=None):
     return _sample_into(GEOMETRIC, self, generator, {"p": float(p)})
 
 
+declare(
+    "Tensor.log_normal_",
+    "Tensor (Tensor input, Float mean=1.0, Float std=2.0, *, Generator? generator=None) => LogNormal_",
+    method=True, differentiable=False, op="log_normal",
+    doc="Fill with samples of exp(N(mean, std)).",
+)
 @functor("LogNormal_")
 def log_normal_(self, mean=1.0, std=2.0, generator=None):
     check_kinds("log_normal_", "self", self._dtype, _FLOATING)
@@ -387,6 +544,12 @@ def log_normal_(self, mean=1.0, std=2.0, generator=None):
     return _sample_into(LOG_NORMAL, self, generator, {"mean": float(mean), "std": float(std)})
 
 
+declare(
+    "Tensor.cauchy_",
+    "Tensor (Tensor input, Float median=0.0, Float sigma=1.0, *, Generator? generator=None) => Cauchy_",
+    method=True, differentiable=False, op="cauchy",
+    doc="Fill with Cauchy samples.",
+)
 @functor("Cauchy_")
 def cauchy_(self, median=0.0, sigma=1.0, generator=None):
     check_kinds("cauchy_", "self", self._dtype, _FLOATING)

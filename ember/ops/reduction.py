@@ -21,6 +21,9 @@ from ..dispatch import OpExpr, dispatch
 from .common import check_dtype
 from .common import functional as _F
 from .functor import functor
+from .schema import schema_family
+
+declare = schema_family("reduction")
 
 __all__ = ["reduce_dims", "reduced_shape", "return_types", "torch_name"]
 
@@ -245,21 +248,87 @@ def _simple(op: OpExpr):
     return run
 
 
+declare(
+    "sum",
+    "Tensor (Tensor input, IntList? dim=None, Bool keepdim=False, *, DType? dtype=None) => Sum",
+    method=True, out=True,
+    doc="""
+    Sum over ``dim`` (all dimensions when None); bool and integers sum to int64.
+
+    >>> ember.tensor([[1, 2], [3, 4]]).sum(0).tolist()
+    [4, 6]
+    """,
+)
 functor("Sum")(_simple(SUM))
+declare(
+    "prod",
+    "Tensor (Tensor input, IntList? dim=None, Bool keepdim=False, *, DType? dtype=None) => Prod",
+    method=True, out=True,
+    doc="""
+    Product over ``dim``; bool and integers multiply in int64. Empty: 1.
+
+    >>> ember.tensor([2, 3, 4]).prod().item()
+    24
+    """,
+)
 functor("Prod")(_simple(PROD))
+declare(
+    "mean",
+    "Tensor (Tensor input, IntList? dim=None, Bool keepdim=False, *, DType? dtype=None) => Mean",
+    method=True, out=True,
+    doc="""
+    Mean over ``dim``; needs a floating or complex input (or ``dtype=``). Empty: nan.
+
+    >>> ember.tensor([[1.0, 2.0], [3.0, 5.0]]).mean(1, keepdim=True).tolist()
+    [[1.5], [4.0]]
+    """,
+)
 functor("Mean")(_simple(MEAN))
 
 
+declare(
+    "all",
+    "Tensor (Tensor input, IntList? dim=None, Bool keepdim=False) => All",
+    method=True, out=True, differentiable=False,
+    doc="""
+    Whether every element over ``dim`` is nonzero (bool; uint8 input gives uint8).
+
+    >>> ember.tensor([[1, 0], [2, 3]]).all(1).tolist()
+    [False, True]
+    """,
+)
 @functor("All")
 def all_(input, dim, keepdim, out=None):
     return _run(ALL, input, {"dims": reduce_dims(dim, input.ndim), "keepdim": keepdim}, out)
 
 
+declare(
+    "any",
+    "Tensor (Tensor input, IntList? dim=None, Bool keepdim=False) => Any",
+    method=True, out=True, differentiable=False,
+    doc="""
+    Whether any element over ``dim`` is nonzero (bool; uint8 input gives uint8).
+
+    >>> ember.tensor([0.0, 0.5]).any().item()
+    True
+    """,
+)
 @functor("Any")
 def any_(input, dim, keepdim, out=None):
     return _run(ANY, input, {"dims": reduce_dims(dim, input.ndim), "keepdim": keepdim}, out)
 
 
+declare(
+    "count_nonzero",
+    "Tensor (Tensor input, IntList? dim=None) => CountNonzero",
+    method=True, differentiable=False,
+    doc="""
+    The number of nonzero elements over ``dim``, as int64.
+
+    >>> ember.tensor([[0, 1], [2, 3]]).count_nonzero(0).tolist()
+    [1, 2]
+    """,
+)
 @functor("CountNonzero")
 def count_nonzero(input, dim):
     return _run(COUNT_NONZERO, input, {"dims": reduce_dims(dim, input.ndim), "keepdim": False}, None)
@@ -274,7 +343,24 @@ def _extremum(op: OpExpr, name: str):
     return run
 
 
+declare(
+    "amax",
+    "Tensor (Tensor input, IntList? dim=None, Bool keepdim=False) => Amax",
+    method=True, out=True,
+    doc="""
+    The maximum over ``dim`` (all when None or empty); NaN propagates.
+
+    >>> ember.tensor([[1, 5], [4, 2]]).amax(-1).tolist()
+    [5, 4]
+    """,
+)
 functor("Amax")(_extremum(AMAX, "amax"))
+declare(
+    "amin",
+    "Tensor (Tensor input, IntList? dim=None, Bool keepdim=False) => Amin",
+    method=True, out=True,
+    doc="The minimum over ``dim`` (all when None or empty); NaN propagates.",
+)
 functor("Amin")(_extremum(AMIN, "amin"))
 
 
@@ -305,7 +391,40 @@ def _other_extremum(fn: str):
     return run
 
 
+declare(
+    "max",
+    [
+        "Tensor (Tensor input) => Max",
+        "Tensor (Tensor input, Tensor dim) => MaxOther",
+        "(Tensor values, Tensor indices) (Tensor input, Int dim, Bool keepdim=False) => MaxDim",
+    ],
+    method=True, op=("amax", "max_dim"),
+    doc="""
+    The largest element; with ``dim``, ``(values, indices)`` along it; with a tensor, the
+    elementwise maximum. NaN propagates.
+
+    >>> x = ember.tensor([[1, 5], [4, 2]])
+    >>> x.max().item(), x.max(1).values.tolist(), x.max(dim=0).indices.tolist()
+    (5, [5, 4], [1, 0])
+    """,
+)
 functor("Max")(_full_extremum(AMAX, "max"))
+declare(
+    "min",
+    [
+        "Tensor (Tensor input) => Min",
+        "Tensor (Tensor input, Tensor dim) => MinOther",
+        "(Tensor values, Tensor indices) (Tensor input, Int dim, Bool keepdim=False) => MinDim",
+    ],
+    method=True, op=("amin", "min_dim"),
+    doc="""
+    The smallest element; with ``dim``, ``(values, indices)`` along it; with a tensor, the
+    elementwise minimum. NaN propagates.
+
+    >>> ember.tensor([[1, 5], [4, 2]]).min(1).indices.tolist()
+    [0, 1]
+    """,
+)
 functor("Min")(_full_extremum(AMIN, "min"))
 functor("MaxDim")(_dim_extremum(MAX_DIM, "max", MaxResult))
 functor("MinDim")(_dim_extremum(MIN_DIM, "min", MinResult))
@@ -329,7 +448,24 @@ def _arg(op: OpExpr, name: str):
     return run
 
 
+declare(
+    "argmax",
+    "Tensor (Tensor input, Int? dim=None, Bool keepdim=False) => Argmax",
+    method=True, out=True, differentiable=False,
+    doc="""
+    Index (int64) of the first maximum along ``dim``, or in the flattened input.
+
+    >>> ember.tensor([[1, 5], [4, 2]]).argmax().item()
+    1
+    """,
+)
 functor("Argmax")(_arg(ARGMAX, "argmax"))
+declare(
+    "argmin",
+    "Tensor (Tensor input, Int? dim=None, Bool keepdim=False) => Argmin",
+    method=True, out=True, differentiable=False,
+    doc="Index (int64) of the first minimum along ``dim``, or in the flattened input.",
+)
 functor("Argmin")(_arg(ARGMIN, "argmin"))
 
 
@@ -351,10 +487,44 @@ def _moment(op: OpExpr, name: str):
     return run
 
 
+declare(
+    "var",
+    "Tensor (Tensor input, IntList? dim=None, Bool? unbiased=None, Bool keepdim=False, *, Scalar? correction=None) => Var",
+    method=True, out=True,
+    doc="""
+    Variance over ``dim``, dividing by N - correction (correction 1 by default;
+    ``unbiased=False`` means 0).
+
+    >>> ember.tensor([1.0, 2.0, 3.0, 4.0], dtype=ember.float64).var().item()
+    1.6666666666666667
+    """,
+)
 functor("Var")(_moment(VAR, "var"))
+declare(
+    "std",
+    "Tensor (Tensor input, IntList? dim=None, Bool? unbiased=None, Bool keepdim=False, *, Scalar? correction=None) => Std",
+    method=True, out=True,
+    doc="""
+    Standard deviation over ``dim`` (the square root of :func:`var`).
+
+    >>> ember.tensor([1.0, 3.0]).std(correction=0).item()
+    1.0
+    """,
+)
 functor("Std")(_moment(STD, "std"))
 
 
+declare(
+    "logsumexp",
+    "Tensor (Tensor input, IntList? dim=None, Bool keepdim=False) => Logsumexp",
+    method=True, out=True,
+    doc="""
+    log(sum(exp(input))) over ``dim``, computed stably (shifted by the maximum).
+
+    >>> ember.tensor([1000.0, 1000.0], dtype=ember.float64).logsumexp(0).item()
+    1000.6931471805599
+    """,
+)
 @functor("Logsumexp")
 def logsumexp(input, dim=None, keepdim=False, out=None):
     return _run(LOGSUMEXP, input, {"dims": reduce_dims(dim, input.ndim), "keepdim": keepdim}, out)
@@ -368,10 +538,43 @@ def _cumulative(op: OpExpr):
     return run
 
 
+declare(
+    "cumsum",
+    "Tensor (Tensor input, Int dim, *, DType? dtype=None) => Cumsum",
+    method=True, inplace="cumsum_", out=True,
+    doc="""
+    Cumulative sum along ``dim``; bool and integers accumulate in int64.
+
+    >>> ember.tensor([1, 2, 3]).cumsum(0).tolist()
+    [1, 3, 6]
+    """,
+)
 functor("Cumsum")(_cumulative(CUMSUM))
+declare(
+    "cumprod",
+    "Tensor (Tensor input, Int dim, *, DType? dtype=None) => Cumprod",
+    method=True, inplace="cumprod_", out=True,
+    doc="""
+    Cumulative product along ``dim``; bool and integers accumulate in int64.
+
+    >>> ember.tensor([1, 2, 3]).cumprod(0).tolist()
+    [1, 2, 6]
+    """,
+)
 functor("Cumprod")(_cumulative(CUMPROD))
 
 
+declare(
+    "norm",
+    "Tensor (Tensor input, Object p='fro', IntList? dim=None, Bool keepdim=False, *, DType? dtype=None) => Norm",
+    method=True, out=True, op=("linalg_vector_norm", "linalg_matrix_norm"),
+    doc="""
+    torch.norm: p a number (vector p-norm over ``dim``), 'fro' (2-norm), or 'nuc' (nuclear norm of matrices).
+
+    >>> ember.tensor([[3.0, 4.0]]).norm().item()
+    5.0
+    """,
+)
 @functor("Norm")
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None, out=None):
     """torch.norm: 'fro' and numbers are vector norms over ``dim``; 'nuc' is a matrix norm."""

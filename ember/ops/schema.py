@@ -1,6 +1,7 @@
 """The op schema: signatures in the OneFlow/PyTorch grammar, parsed into frozen dataclasses.
 
-One entry of ``schema.yaml`` is one public function. Its ``signature`` (or list of overloads)
+One entry is one public function, declared in the module that implements it, right above its
+functor, with ``declare(name, signature, **keys)``. Its ``signature`` (or list of overloads)
 reads like OneFlow's ``functional_api.yaml``::
 
     "Tensor (Tensor x, *, Bool inplace=False) => Relu"
@@ -19,13 +20,12 @@ schema can be checked, rewritten and shown in docs without drift.
 from __future__ import annotations
 
 import ast
+import inspect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
-__all__ = ["BASE_TYPES", "OpEntry", "Param", "Return", "Signature", "SchemaError", "Type", "load_schema", "parse_schema"]
-
-SCHEMA_PATH = Path(__file__).with_name("schema.yaml")
+__all__ = ["BASE_TYPES", "OpEntry", "Param", "Return", "SchemaError", "Signature", "Type", "load_schema", "parse_entry", "schema_family"]
 
 # The parameter types of the grammar and what a caller may pass for each.
 BASE_TYPES = {
@@ -283,7 +283,8 @@ class OpEntry:
             return ()
         return self.op or (self.name,)
 
-    def to_yaml_dict(self) -> dict:
+    def to_dict(self) -> dict:
+        """The entry as the keys ``declare`` takes (defaults left out); it parses back to itself."""
         sigs = [str(s) for s in self.signatures]
         out: dict = {"name": self.name, "signature": sigs[0] if len(sigs) == 1 else sigs}
         for key, default in ENTRY_KEYS.items():
@@ -299,6 +300,7 @@ class OpEntry:
 
 
 def parse_entry(raw: dict, family: str = "") -> OpEntry:
+    """An entry from its keys: ``name``, ``signature`` and any of ``ENTRY_KEYS``."""
     if not isinstance(raw, dict) or "name" not in raw or "signature" not in raw:
         raise SchemaError(f"each schema entry needs 'name' and 'signature', got {raw!r}")
     unknown = set(raw) - {"name", "signature", *ENTRY_KEYS}
@@ -312,33 +314,38 @@ def parse_entry(raw: dict, family: str = "") -> OpEntry:
             kwargs[key] = tuple(kwargs[key])
     if "op" in kwargs:
         kwargs["op"] = (kwargs["op"],) if isinstance(kwargs["op"], str) else tuple(kwargs["op"])
+    if "doc" in kwargs:
+        kwargs["doc"] = inspect.cleandoc(kwargs["doc"])
     entry = OpEntry(raw["name"], tuple(Signature.parse(s) for s in sigs), family=family, **kwargs)
     if entry.composite and entry.op:
         raise SchemaError(f"schema entry {entry.name!r}: a composite dispatches no primitive of its own ('op')")
     return entry
 
 
-def parse_schema(text: str) -> tuple[OpEntry, ...]:
-    """Parse schema YAML: a mapping of family name to a list of entries."""
-    import yaml
-
-    doc = yaml.safe_load(text) or {}
-    if not isinstance(doc, dict):
-        raise SchemaError("the schema is a mapping from family name to a list of entries")
-    entries = [parse_entry(raw, family) for family, raws in doc.items() for raw in raws or ()]
-    names = [e.name for e in entries]
-    dupes = sorted({n for n in names if names.count(n) > 1})
-    if dupes:
-        raise SchemaError(f"ops declared twice (list overloads under one entry instead): {dupes}")
-    return tuple(entries)
+# Every declared entry by name, in the order the family modules declared them.
+_ENTRIES: dict[str, OpEntry] = {}
 
 
-_CACHE: dict[str, tuple[OpEntry, ...]] = {}
+def schema_family(family: str) -> Callable[..., OpEntry]:
+    """The ``declare`` function of one op family: ``declare(name, signature, **keys)``.
+
+    >>> declare = schema_family("doc_example")
+    >>> entry = declare("doc_identity", "Tensor (Tensor input) => DocIdentity", method=True, doc="input, unchanged.")
+    >>> entry.family, entry.method_name, str(entry.signatures[0])
+    ('doc_example', 'doc_identity', 'Tensor (Tensor input) => DocIdentity')
+    >>> _ = _ENTRIES.pop("doc_identity")
+    """
+
+    def declare(name: str, signature: str | list[str], **keys) -> OpEntry:
+        entry = parse_entry({"name": name, "signature": signature, **keys}, family)
+        if name in _ENTRIES:
+            raise SchemaError(f"op {name!r} is declared twice (list overloads under one entry instead)")
+        _ENTRIES[name] = entry
+        return entry
+
+    return declare
 
 
-def load_schema(path: Path = SCHEMA_PATH) -> tuple[OpEntry, ...]:
-    """The parsed entries of ``schema.yaml`` (cached)."""
-    key = str(path)
-    if key not in _CACHE:
-        _CACHE[key] = parse_schema(Path(path).read_text())
-    return _CACHE[key]
+def load_schema() -> tuple[OpEntry, ...]:
+    """Every declared entry (all of them once ``ember.ops`` has loaded its families)."""
+    return tuple(_ENTRIES.values())

@@ -26,11 +26,15 @@ from .._core import dtype as _dt
 from .._core import views as _views
 from .._core.shape import compute_view_stride, infer_size, normalize_size_args, wrap_dim
 from .._core.tensor import Tensor
+from .._core.tensor_numpy import from_numpy
 from ..dispatch import NO_ATTRS, OpExpr, dispatch
 from ..dispatch import interpreter as _interp
 from .common import functional as _F
 from .common import sum_to
 from .functor import FUNCTORS, functor
+from .schema import schema_family
+
+declare = schema_family("shape")
 
 __all__ = ["VIEW_OPS", "run_view"]
 
@@ -180,6 +184,18 @@ def _looks_like_dtype(x) -> bool:
     return type(x) is not int and _views._looks_like_dtype(x)
 
 
+declare(
+    "view",
+    "Tensor (Tensor input, Object size) => View",
+    op=("view", "view_dtype"),
+    doc="""
+    A view with a new shape (PyTorch's stride rule; one -1 is inferred) or a new dtype.
+    Tensor.view also takes the sizes as separate arguments: ``t.view(2, -1)``.
+
+    >>> ember.tensor([1, 2, 3, 4]).view(2, -1).tolist()
+    [[1, 2], [3, 4]]
+    """,
+)
 @functor("View")
 def view(input, size):
     """``view(shape)`` or ``view(dtype)``; ``size`` is the method's argument tuple or one value."""
@@ -197,6 +213,7 @@ def _view_method(self, *shape):
     return view(self, shape)
 
 
+declare("view_as", "Tensor (Tensor input, Tensor other) => ViewAs", method=True, op="view", doc="input.view(other.shape).")
 @functor("ViewAs")
 def view_as(input, other):
     return view(input, other._shape)
@@ -210,6 +227,18 @@ def _infer_reshape_copy(attrs, x):
     return ((attrs["size"], x._dtype),)
 
 
+declare(
+    "reshape",
+    "Tensor (Tensor input, IntList shape) => Reshape",
+    method=True, op=("view", "reshape_copy"),
+    doc="""
+    A view with the new shape when the strides allow one, otherwise a contiguous copy.
+    The sizes may also come as separate arguments.
+
+    >>> ember.reshape(ember.tensor([[1, 2], [3, 4]]).t(), (-1,)).tolist()
+    [1, 3, 2, 4]
+    """,
+)
 @functor("Reshape")
 def reshape(input, shape):
     """A view when the strides allow one (PyTorch's rule), otherwise a contiguous copy."""
@@ -222,11 +251,28 @@ def reshape(input, shape):
     return _mode.interpreter.apply(_VIEW, (input,), {"size": shape})[0]
 
 
+declare(
+    "reshape_as",
+    "Tensor (Tensor input, Tensor other) => ReshapeAs",
+    method=True, op=("view", "reshape_copy"),
+    doc="input.reshape(other.shape).",
+)
 @functor("ReshapeAs")
 def reshape_as(input, other):
     return reshape(input, other._shape)
 
 
+declare(
+    "flatten",
+    "Tensor (Tensor input, Int start_dim=0, Int end_dim=-1) => Flatten",
+    method=True, op=("view", "reshape_copy"),
+    doc="""
+    Dimensions start_dim..end_dim merged into one (a view when possible, as reshape).
+
+    >>> ember.zeros(2, 3, 4).flatten(1).shape
+    ember.Size([2, 12])
+    """,
+)
 @functor("Flatten")
 def flatten(input, start_dim=0, end_dim=-1):
     ndim = len(input._shape)
@@ -242,18 +288,68 @@ def flatten(input, start_dim=0, end_dim=-1):
     return reshape(input, (*shape[:start], math.prod(shape[start : end + 1]), *shape[end + 1 :]))
 
 
+declare(
+    "ravel",
+    "Tensor (Tensor input) => Ravel",
+    method=True, op=("view", "reshape_copy"),
+    doc="The elements as a 1-d tensor (a view when possible).",
+)
 @functor("Ravel")
 def ravel(input):
     return reshape(input, (-1,))
 
 
+declare(
+    "unflatten",
+    "Tensor (Tensor input, Int dim, IntList sizes) => Unflatten",
+    method=True,
+    doc="""
+    Dimension dim split into sizes (one -1 inferred).
+
+    >>> ember.zeros(2, 6).unflatten(1, (3, -1)).shape
+    ember.Size([2, 3, 2])
+    """,
+)
 _simple_view("Unflatten", "unflatten", _views.unflatten, ("dim", "sizes"))
+declare(
+    "squeeze",
+    "Tensor (Tensor input, IntList? dim=None) => Squeeze",
+    method=True,
+    doc="""
+    Size-1 dimensions removed: all of them, or those among dim (an int or a tuple).
+
+    >>> ember.zeros(1, 2, 1).squeeze((0, 2)).shape
+    ember.Size([2])
+    """,
+)
 _SQUEEZE = _simple_view("Squeeze", "squeeze", _views.squeeze, ("dim",))
 
 
+declare(
+    "unsqueeze",
+    "Tensor (Tensor input, Int dim) => Unsqueeze",
+    method=True,
+    doc="""
+    A new size-1 dimension at position dim.
+
+    >>> ember.zeros(2, 3).unsqueeze(-1).shape
+    ember.Size([2, 3, 1])
+    """,
+)
 _UNSQUEEZE = _simple_view("Unsqueeze", "unsqueeze", _views.unsqueeze, ("dim",))
 
 
+declare(
+    "expand_dims",
+    "Tensor (Tensor input, IntList axis=0) => ExpandDims",
+    op="unsqueeze",
+    doc="""
+    The array API's expand_dims: size-1 dimensions at the positions axis (an int or a tuple).
+
+    >>> ember.expand_dims(ember.zeros(2, 3), axis=(0, 3)).shape
+    ember.Size([1, 2, 3, 1])
+    """,
+)
 @functor("ExpandDims")
 def expand_dims(input, axis=(0,)):
     """The array API's ``expand_dims``: new size-1 axes at ``axis`` (positions in the result)."""
@@ -268,28 +364,163 @@ def expand_dims(input, axis=(0,)):
     return input
 
 
+declare(
+    "transpose",
+    "Tensor (Tensor input, Int dim0, Int dim1) => Transpose",
+    method=True, aliases=("swapaxes", "swapdims"),
+    doc="""
+    Dimensions dim0 and dim1 swapped (a view).
+
+    >>> ember.zeros(2, 3, 4).transpose(0, 2).shape
+    ember.Size([4, 3, 2])
+    """,
+)
 _simple_view("Transpose", "transpose", _views.transpose, ("dim0", "dim1"))
+declare(
+    "permute",
+    "Tensor (Tensor input, IntList dims) => Permute",
+    method=True, aliases=("permute_dims",),
+    doc="""
+    Dimensions reordered (a view); the dims may also come as separate arguments.
+
+    >>> ember.permute(ember.zeros(2, 3, 4), (2, 0, 1)).shape
+    ember.Size([4, 2, 3])
+    """,
+)
 _PERMUTE = _simple_view("Permute", "permute", _views.permute, ("dims",))
 
 
+declare(
+    "movedim",
+    "Tensor (Tensor input, IntList source, IntList destination) => Movedim",
+    method=True, aliases=("moveaxis",),
+    doc="""
+    Dimensions source moved to positions destination, the others keeping their order.
+
+    >>> ember.zeros(2, 3, 4).movedim(0, -1).shape
+    ember.Size([3, 4, 2])
+    """,
+)
 _simple_view("Movedim", "movedim", _views.movedim, ("source", "destination"))
+declare(
+    "t",
+    "Tensor (Tensor input) => T2D",
+    method=True,
+    doc="The transpose of a matrix (0-d and 1-d tensors are returned as views of themselves).",
+)
 _simple_view("T2D", "t", _views.t)
+declare(
+    "T",
+    "Tensor (Tensor input) => T",
+    method="property",
+    doc="All dimensions reversed (Tensor.T); for more than 2 dims prefer permute or mT.",
+)
 _simple_view("T", "T", _views.T)
+declare(
+    "linalg.matrix_transpose",
+    "Tensor (Tensor input) => MatrixTranspose",
+    op="mT",
+    doc="The last two dimensions swapped (a view), as ``A.mT`` and :func:`ember.matrix_transpose`.",
+)
+declare(
+    "mT",
+    "Tensor (Tensor input) => MatrixTranspose",
+    method="property", aliases=("matrix_transpose",),
+    doc="""
+    The last two dimensions swapped (Tensor.mT; the array API's matrix_transpose).
+
+    >>> ember.matrix_transpose(ember.zeros(5, 2, 3)).shape
+    ember.Size([5, 3, 2])
+    """,
+)
 _simple_view("MatrixTranspose", "mT", _views.mT)
+declare(
+    "expand",
+    "Tensor (Tensor input, IntList size) => Expand",
+    method=True,
+    doc="""
+    Size-1 dimensions repeated without copying (stride 0); -1 keeps a size. The sizes may also
+    come as separate arguments.
+
+    >>> ember.zeros(3, 1).expand(2, 3, 4).shape
+    ember.Size([2, 3, 4])
+    """,
+)
 _EXPAND = _simple_view("Expand", "expand", _views.expand, ("size",))
 
 
+declare(
+    "expand_as",
+    "Tensor (Tensor input, Tensor other) => ExpandAs",
+    method=True, op="expand",
+    doc="input.expand(other.shape).",
+)
 @functor("ExpandAs")
 def expand_as(input, other):
     return FUNCTORS["Expand"](input, other._shape)
 
 
+declare(
+    "broadcast_to",
+    "Tensor (Tensor input, IntList size) => BroadcastTo",
+    method=True,
+    doc="""
+    input broadcast to shape size (a view, as expand).
+
+    >>> ember.broadcast_to(ember.tensor([1, 2]), (2, 2)).tolist()
+    [[1, 2], [1, 2]]
+    """,
+)
 _simple_view("BroadcastTo", "broadcast_to", _views.broadcast_to, ("size",))
+declare(
+    "narrow",
+    "Tensor (Tensor input, Int dim, Int start, Int length) => Narrow",
+    method=True,
+    doc="""
+    Elements start..start+length of dimension dim (a view).
+
+    >>> ember.tensor([0, 1, 2, 3]).narrow(0, 1, 2).tolist()
+    [1, 2]
+    """,
+)
 _simple_view("Narrow", "narrow", _views.narrow, ("dim", "start", "length"))
+declare(
+    "select",
+    "Tensor (Tensor input, Int dim, Int index) => Select",
+    method=True,
+    doc="""
+    The slice at index of dimension dim, that dimension removed (a view).
+
+    >>> ember.tensor([[1, 2], [3, 4]]).select(1, 0).tolist()
+    [1, 3]
+    """,
+)
 _simple_view("Select", "select", _views.select, ("dim", "index"))
+declare(
+    "unbind",
+    "TensorList (Tensor input, Int dim=0) => Unbind",
+    method=True,
+    doc="""
+    Every slice along dim, as a tuple of views.
+
+    >>> [t.tolist() for t in ember.tensor([[1, 2], [3, 4]]).unbind(1)]
+    [[1, 3], [2, 4]]
+    """,
+)
 _simple_view("Unbind", "unbind", _views.unbind, ("dim",), multi=True)
 _SPLIT = view_op("split", _views.split, ("split_size_or_sections", "dim"), multi=True)
 _TENSOR_SPLIT = view_op("tensor_split", _views.tensor_split, ("indices_or_sections", "dim"), multi=True)
+declare(
+    "chunk",
+    "TensorList (Tensor input, Int chunks, Int dim=0) => Chunk",
+    method=True,
+    doc="""
+    At most chunks views of equal size (the last may be smaller) along dim.
+
+    >>> [t.tolist() for t in ember.tensor([0, 1, 2, 3, 4]).chunk(2)]
+    [[0, 1, 2], [3, 4]]
+    """,
+)
 _simple_view("Chunk", "chunk", _views.chunk, ("chunks", "dim"), multi=True)
 
 
@@ -306,20 +537,73 @@ def _int_or_ints(value, op: str, arg: str):
     return _views._index(value, op, arg)
 
 
+declare(
+    "split",
+    "TensorList (Tensor input, Object split_size_or_sections, Int dim=0) => Split",
+    method=True,
+    doc="""
+    Views of pieces of split_size elements along dim (the last may be shorter), or of the
+    given list of sizes.
+
+    >>> [t.tolist() for t in ember.tensor([0, 1, 2, 3, 4]).split(2)]
+    [[0, 1], [2, 3], [4]]
+    >>> [t.tolist() for t in ember.tensor([0, 1, 2, 3, 4]).split([1, 4])]
+    [[0], [1, 2, 3, 4]]
+    """,
+)
 @functor("Split")
 def split(input, split_size_or_sections, dim=0):
     arg = _int_or_ints(split_size_or_sections, "split", "split_size_or_sections")
     return run_view(_SPLIT, input, {"split_size_or_sections": arg, "dim": dim})
 
 
+declare(
+    "tensor_split",
+    "TensorList (Tensor input, Object indices_or_sections, Int dim=0) => TensorSplit",
+    method=True,
+    doc="""
+    Views split into n nearly equal sections, or at the given indices (NumPy's array_split).
+
+    >>> [t.tolist() for t in ember.tensor([0, 1, 2, 3, 4]).tensor_split([1, 3])]
+    [[0], [1, 2], [3, 4]]
+    """,
+)
 @functor("TensorSplit")
 def tensor_split(input, indices_or_sections, dim=0):
     arg = _int_or_ints(indices_or_sections, "tensor_split", "indices_or_sections")
     return run_view(_TENSOR_SPLIT, input, {"indices_or_sections": arg, "dim": dim})
 
 
+declare(
+    "diagonal",
+    "Tensor (Tensor input, Int offset=0, Int dim1=0, Int dim2=1) => Diagonal",
+    method=True,
+    doc="""
+    The diagonal of dims dim1 and dim2 as the last dimension (a view).
+
+    >>> ember.tensor([[1, 2], [3, 4]]).diagonal().tolist()
+    [1, 4]
+    """,
+)
 _simple_view("Diagonal", "diagonal", _views.diagonal, ("offset", "dim1", "dim2"))
+declare(
+    "unfold",
+    "Tensor (Tensor input, Int dimension, Int size, Int step) => Unfold",
+    method=True,
+    doc="""
+    Sliding windows of size elements, step apart, along dimension, as a new last dimension (a view).
+
+    >>> ember.tensor([0, 1, 2, 3]).unfold(0, 2, 1).tolist()
+    [[0, 1], [1, 2], [2, 3]]
+    """,
+)
 _simple_view("Unfold", "unfold", _views.unfold, ("dimension", "size", "step"))
+declare(
+    "as_strided",
+    "Tensor (Tensor input, IntList size, IntList stride, Int? storage_offset=None) => AsStrided",
+    method=True,
+    doc="Any layout over the input's storage (checked against the storage's bounds).",
+)
 _simple_view("AsStrided", "as_strided", _views.as_strided, ("size", "stride", "storage_offset"))
 
 # ``t.view(2, 3)`` and ``t.view(ember.int32)``: one parameter that is either sizes (also as
@@ -378,6 +662,18 @@ def _infer_cat(attrs, *tensors):
     return (((*ref[:d], total, *ref[d + 1 :]), dtype),)
 
 
+declare(
+    "cat",
+    "Tensor (TensorList tensors, Int dim=0) => Cat",
+    out=True, aliases=("concat", "concatenate"),
+    doc="""
+    Tensors joined along dim (sizes must match elsewhere; dtypes promote; 1-d empty tensors
+    are skipped, as in PyTorch).
+
+    >>> ember.cat([ember.tensor([[1, 2]]), ember.tensor([[3.5, 4]])]).tolist()
+    [[1.0, 2.0], [3.5, 4.0]]
+    """,
+)
 @functor("Cat")
 def cat(tensors, dim=0, out=None):
     return _run(_CAT, tuple(tensors), {"dim": dim}, out)
@@ -394,6 +690,17 @@ def _check_stack(tensors, op: str) -> None:
             )
 
 
+declare(
+    "stack",
+    "Tensor (TensorList tensors, Int dim=0) => Stack",
+    out=True, composite=True,
+    doc="""
+    Tensors of one shape joined along a new dimension dim.
+
+    >>> ember.stack([ember.tensor([1, 2]), ember.tensor([3, 4])], dim=1).tolist()
+    [[1, 3], [2, 4]]
+    """,
+)
 @functor("Stack")
 def stack(tensors, dim=0, out=None):
     _check_stack(tensors, "stack")
@@ -413,6 +720,12 @@ def _atleast(t: Tensor, n: int) -> Tensor:
     return reshape(t, (*shape, 1))
 
 
+declare(
+    "hstack",
+    "Tensor (TensorList tensors) => Hstack",
+    out=True, composite=True,
+    doc="Tensors joined column-wise (along dim 0 for 1-d tensors, dim 1 otherwise).",
+)
 @functor("Hstack")
 def hstack(tensors, out=None):
     if not tensors:
@@ -421,6 +734,17 @@ def hstack(tensors, out=None):
     return cat(ts, 0 if len(ts[0]._shape) == 1 else 1, out)
 
 
+declare(
+    "vstack",
+    "Tensor (TensorList tensors) => Vstack",
+    out=True, composite=True, aliases=("row_stack",),
+    doc="""
+    Tensors joined row-wise (1-d tensors become rows).
+
+    >>> ember.vstack([ember.tensor([1, 2]), ember.tensor([3, 4])]).tolist()
+    [[1, 2], [3, 4]]
+    """,
+)
 @functor("Vstack")
 def vstack(tensors, out=None):
     if not tensors:
@@ -428,6 +752,12 @@ def vstack(tensors, out=None):
     return cat([_atleast(t, 2) for t in tensors], 0, out)
 
 
+declare(
+    "dstack",
+    "Tensor (TensorList tensors) => Dstack",
+    out=True, composite=True,
+    doc="Tensors joined depth-wise (along dim 2, after making each at least 3-d).",
+)
 @functor("Dstack")
 def dstack(tensors, out=None):
     if not tensors:
@@ -435,6 +765,12 @@ def dstack(tensors, out=None):
     return cat([_atleast(t, 3) for t in tensors], 2, out)
 
 
+declare(
+    "column_stack",
+    "Tensor (TensorList tensors) => ColumnStack",
+    out=True, composite=True,
+    doc="1-d tensors as columns (and 2-d ones as they are) joined along dim 1.",
+)
 @functor("ColumnStack")
 def column_stack(tensors, out=None):
     if not tensors:
@@ -464,11 +800,26 @@ def _infer_flip(attrs, x):
     return ((x._shape, x._dtype),)
 
 
+declare(
+    "flip",
+    "Tensor (Tensor input, IntList dims, *, IntList? axis=None) => Flip",
+    method=True,
+    doc="""
+    A copy with the order of elements reversed along dims (every dim when none is given, as the
+    array API's flip(x, axis=None)).
+
+    >>> ember.tensor([[1, 2], [3, 4]]).flip(0).tolist()
+    [[3, 4], [1, 2]]
+    >>> ember.flip(ember.tensor([[1, 2], [3, 4]])).tolist()
+    [[4, 3], [2, 1]]
+    """,
+)
 @functor("Flip")
 def flip(input, dims, axis=None):
     return _run(_FLIP, (input,), {"dims": _flip_dims(dims, axis, len(input._shape), "flip")})
 
 
+declare("fliplr", "Tensor (Tensor input) => Fliplr", method=True, op="flip", doc="flip along dim 1 (input at least 2-d).")
 @functor("Fliplr")
 def fliplr(input):
     if len(input._shape) < 2:
@@ -476,6 +827,7 @@ def fliplr(input):
     return _run(_FLIP, (input,), {"dims": (1,)})
 
 
+declare("flipud", "Tensor (Tensor input) => Flipud", method=True, op="flip", doc="flip along dim 0 (input at least 1-d).")
 @functor("Flipud")
 def flipud(input):
     if len(input._shape) < 1:
@@ -491,6 +843,17 @@ def _infer_roll(attrs, x):
     return ((x._shape, x._dtype),)
 
 
+declare(
+    "roll",
+    "Tensor (Tensor input, IntList shifts, IntList? dims=None, *, IntList? axis=None) => Roll",
+    method=True,
+    doc="""
+    Elements shifted along dims (wrapping around); without dims, over the flattened tensor.
+
+    >>> ember.roll(ember.tensor([1, 2, 3, 4]), 1).tolist()
+    [4, 1, 2, 3]
+    """,
+)
 @functor("Roll")
 def roll(input, shifts, dims=None, axis=None):
     if axis is not None:
@@ -506,6 +869,17 @@ def roll(input, shifts, dims=None, axis=None):
     return _run(_ROLL, (input,), {"shifts": shifts, "dims": dims})
 
 
+declare(
+    "rot90",
+    "Tensor (Tensor input, Int k=1, IntList dims=[0, 1]) => Rot90",
+    method=True, composite=True,
+    doc="""
+    Rotation by 90 degrees k times in the plane of dims (from the first towards the second).
+
+    >>> ember.tensor([[1, 2], [3, 4]]).rot90().tolist()
+    [[2, 4], [1, 3]]
+    """,
+)
 @functor("Rot90")
 def rot90(input, k=1, dims=(0, 1)):
     ndim = len(input._shape)
@@ -544,11 +918,33 @@ def _infer_repeat(attrs, x):
     return ((tuple(s * r for s, r in zip(shape, repeats, strict=True)), x._dtype),)
 
 
+declare(
+    "repeat",
+    "Tensor (Tensor input, IntList repeats) => Repeat",
+    method=True,
+    doc="""
+    The tensor tiled repeats[i] times along each dim (len(repeats) >= ndim; new dims lead).
+
+    >>> ember.tensor([1, 2]).repeat(2, 2).tolist()
+    [[1, 2, 1, 2], [1, 2, 1, 2]]
+    """,
+)
 @functor("Repeat")
 def repeat(input, repeats):
     return _run(_REPEAT, (input,), {"repeats": repeats})
 
 
+declare(
+    "tile",
+    "Tensor (Tensor input, IntList dims) => Tile",
+    method=True, op="repeat",
+    doc="""
+    repeat, with missing leading repeats taken as 1.
+
+    >>> ember.tile(ember.tensor([[1, 2]]), (2,)).tolist()
+    [[1, 2, 1, 2]]
+    """,
+)
 @functor("Tile")
 def tile(input, dims):
     ndim = len(input._shape)
@@ -596,6 +992,22 @@ def _repeat_interleave(input, repeats: Tensor, dim, output_size):
     return _run(_REPEAT_INTERLEAVE, (input, repeats), {"dim": d, "output_size": output_size})
 
 
+declare(
+    "repeat_interleave",
+    [
+        "Tensor (Tensor input, Tensor repeats, Int? dim=None, *, Int? output_size=None) => RepeatInterleave",
+        "Tensor (Tensor input, Int repeats, Int? dim=None, *, Int? output_size=None) => RepeatInterleaveInt",
+    ],
+    method=True, op="repeat_interleave",
+    doc="""
+    Each element (or slice along dim) repeated; repeats is an int or one count per element.
+
+    >>> ember.tensor([1, 2]).repeat_interleave(2).tolist()
+    [1, 1, 2, 2]
+    >>> ember.repeat_interleave(ember.tensor([[1, 2], [3, 4]]), ember.tensor([1, 2]), dim=0).tolist()
+    [[1, 2], [3, 4], [3, 4]]
+    """,
+)
 @functor("RepeatInterleave")
 def repeat_interleave(input, repeats, dim=None, output_size=None):
     return _repeat_interleave(input, repeats, dim, output_size)
@@ -651,6 +1063,19 @@ def _infer_pad(attrs, x):
     return ((tuple(shape), x._dtype),)
 
 
+declare(
+    "pad",
+    'Tensor (Tensor input, IntList pad, String mode="constant", Float? value=None) => Pad',
+    doc="""
+    Padding (left, right) pairs for the last dim first, then the one before... (PyTorch's order).
+    mode: constant (value, default 0; negative pads crop), reflect, replicate or circular.
+
+    >>> ember.pad(ember.tensor([[1, 2]]), (1, 2), value=9).tolist()
+    [[9, 1, 2, 9, 9]]
+    >>> ember.pad(ember.tensor([[1., 2., 3.]]), (2, 1), mode="reflect").tolist()
+    [[3.0, 2.0, 1.0, 2.0, 3.0, 2.0]]
+    """,
+)
 @functor("Pad")
 def pad(input, pad, mode="constant", value=None):
     if mode != "constant" and value is not None and value != 0:
@@ -674,7 +1099,29 @@ def _triangle(name: str, functor_name: str) -> OpExpr:
     return op
 
 
+declare(
+    "tril",
+    "Tensor (Tensor input, Int diagonal=0) => Tril",
+    method=True, inplace="tril_", out=True,
+    doc="""
+    The lower triangle of the last two dims (on and below diagonal), zeros elsewhere.
+
+    >>> ember.tensor([[1, 2], [3, 4]]).tril().tolist()
+    [[1, 0], [3, 4]]
+    """,
+)
 _triangle("tril", "Tril")
+declare(
+    "triu",
+    "Tensor (Tensor input, Int diagonal=0) => Triu",
+    method=True, inplace="triu_", out=True,
+    doc="""
+    The upper triangle of the last two dims (on and above diagonal), zeros elsewhere.
+
+    >>> ember.tensor([[1, 2], [3, 4]]).triu(1).tolist()
+    [[0, 2], [0, 0]]
+    """,
+)
 _triangle("triu", "Triu")
 
 _DIAG = _primitive("diag")
@@ -693,11 +1140,28 @@ def _infer_diag(attrs, x):
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {len(x._shape)}D")
 
 
+declare(
+    "diag",
+    "Tensor (Tensor input, Int diagonal=0) => Diag",
+    method=True, out=True,
+    doc="""
+    A 1-d tensor as the diagonal of a square matrix, or a matrix's diagonal as a 1-d copy.
+
+    >>> ember.diag(ember.tensor([1, 2])).tolist()
+    [[1, 0], [0, 2]]
+    """,
+)
 @functor("Diag")
 def diag(input, diagonal=0, out=None):
     return _run(_DIAG, (input,), {"diagonal": diagonal}, out)
 
 
+declare(
+    "diagflat",
+    "Tensor (Tensor input, Int offset=0) => Diagflat",
+    method=True, op="diag",
+    doc="The flattened input as the diagonal of a square matrix.",
+)
 @functor("Diagflat")
 def diagflat(input, offset=0):
     return _run(_DIAG, (reshape(input, (-1,)),), {"diagonal": offset})
@@ -722,6 +1186,17 @@ def _infer_diag_embed(attrs, x):
     return ((shape, x._dtype),)
 
 
+declare(
+    "diag_embed",
+    "Tensor (Tensor input, Int offset=0, Int dim1=-2, Int dim2=-1) => DiagEmbed",
+    method=True,
+    doc="""
+    The last dim of input as diagonals of new matrices in dims dim1 and dim2.
+
+    >>> ember.diag_embed(ember.tensor([[1, 2]])).tolist()
+    [[[1, 0], [0, 2]]]
+    """,
+)
 @functor("DiagEmbed")
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     return _run(_DIAG_EMBED, (input,), {"offset": offset, "dim1": dim1, "dim2": dim2})
@@ -896,7 +1371,6 @@ def _as_strided_grad(ctx, g):
     lo = int(min(pos_in.min(initial=0), pos_out.min(initial=0)))
     extent = int(max(pos_in.max(initial=0), pos_out.max(initial=0))) - lo + 1
     F = _F()
-    from ..interop.numpy import from_numpy
 
     storage = _scatter_back(g, from_numpy(pos_out - lo), (extent,))
     return (F.take(storage, from_numpy(pos_in - lo)),)
@@ -948,7 +1422,6 @@ def _repeat_grad(ctx, g):
 def _repeat_interleave_grad(ctx, g):
     import numpy as np
 
-    from ..interop.numpy import from_numpy
 
     _, repeats = ctx.inputs
     shape = _in_shape(ctx)

@@ -23,9 +23,9 @@ found while the forward runs, so their gradients flow too, with ``backward`` and
 from __future__ import annotations
 
 from .._core.tensor import Tensor
-from ..autograd import grad_mode
 from ..autograd.engine import grad as _grad
 from ..autograd.function import Function
+from ..dispatch import grad_mode
 from ..dispatch.interpreter import Interpreter, current_interpreter, interpreter_scope
 
 __all__ = ["checkpoint", "checkpoint_sequential"]

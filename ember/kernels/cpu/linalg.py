@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._core.errors import LinAlgError
 from ...dispatch.opexpr import register_kernel
-from ...ops.linalg import LinAlgError
 from .common import HALF, compute_dtype, store
 
 _F32 = np.dtype(np.float32)
