@@ -73,7 +73,7 @@ def test_an_op_declared_twice_is_refused():
     declare = schema_family("test_family")
     with pytest.raises(SchemaError, match="declared twice"):
         declare("add", "Tensor (Tensor x) => B")
-    assert [e for e in load_schema() if e.name == "add"][0].family == "elementwise"
+    assert next(e for e in load_schema() if e.name == "add").family == "elementwise"
 
 
 def test_every_entry_sits_in_the_module_of_its_family():
