@@ -19,13 +19,14 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "ember"
 
-# part -> floor. Order along the op path: what a tensor is, how an op is dispatched, the ops and
-# their kernels, autograd over them, then the parts built on the op system, then the libraries.
+# part -> floor. Order along the op path: what a tensor is, how an op is dispatched, the ops
+# (device-agnostic: they never see a kernel), the kernels that implement them per device and
+# autograd over them, then the parts built on the op system, then the libraries.
 FLOORS = {
     "_core": 0,
     "dispatch": 1,
     "ops": 2,
-    "kernels": 2,
+    "kernels": 3,
     "autograd": 3,
     "interop": 4,
     "multiprocessing": 4,
