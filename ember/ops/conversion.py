@@ -24,6 +24,8 @@ from .._core.device import CPU, Device, as_device
 from .._core.shape import contiguous_strides
 from .._core.tensor import Tensor, empty_tensor
 from ..dispatch import NO_ATTRS, OpExpr, dispatch
+from .common import functional as _F
+from .common import sum_to
 from .creation import broadcastable_to, fill_into, preserved_strides
 from .creation import memory_format as _memory_format
 from .functor import FUNCTORS, functor
@@ -43,6 +45,22 @@ def _infer_to_copy(attrs, x):
     return ((x._shape, attrs["dtype"]),)
 
 
+def _grad_as(g, shape: tuple, dtype: _dt.DType):
+    """``g`` summed down to ``shape`` and converted back to ``dtype`` (the real part for a real one)."""
+    g = sum_to(g, shape)
+    if g._dtype.is_complex and not dtype.is_complex:
+        g = _F().real(g)
+    return g if g._dtype is dtype else dispatch(TO_COPY, (g,), {"dtype": dtype})[0]
+
+
+@TO_COPY.grad_rule(saves="none")
+def _to_copy_grad(ctx, g):
+    shape, dtype = ctx.input_meta[0]
+    if not (dtype.is_floating_point or dtype.is_complex):
+        return (None,)
+    return (_grad_as(g, shape, dtype),)
+
+
 @COPY_.shape_rule
 def _infer_copy_(attrs, dst, src):
     shape, sshape = dst._shape, src._shape
@@ -53,6 +71,16 @@ def _infer_copy_(attrs, dst, src):
     return ((shape, dst._dtype),)
 
 
+@COPY_.grad_rule(saves="none")
+def _copy__grad(ctx, g):
+    """``self`` is overwritten: its earlier value gets zero; ``src`` gets ``g`` (broadcast undone, cast back)."""
+    (self_shape, self_dtype), (src_shape, src_dtype) = ctx.input_meta
+    g_self = _F().zeros(self_shape, dtype=self_dtype) if self_dtype.is_floating_point or self_dtype.is_complex else None
+    g_src = _grad_as(g, src_shape, src_dtype) if src_dtype.is_floating_point or src_dtype.is_complex else None
+    return g_self, g_src
+
+
+# ``detach`` is not differentiable: its result is cut from the graph.
 @DETACH.view_rule
 def _detach(attrs, x):
     out = x._view(x._shape, x._stride, x._offset)
@@ -432,37 +460,3 @@ declare("zero_", "Tensor (Tensor input) => Zero_", method=True, op="fill", doc="
 @functor("Zero_")
 def zero_(input):
     return fill_into(input, b"" if input._dtype is _dt.string else 0, "zero_")
-
-
-# --- derivatives -----------------------------------------------------------------------------
-# ``detach`` is not differentiable (its result is cut from the graph).
-
-
-def _grad_as(g, shape: tuple, dtype: _dt.DType):
-    """``g`` summed down to ``shape`` and converted back to ``dtype`` (the real part for a real one)."""
-    from . import functional as F
-    from .common import sum_to
-
-    g = sum_to(g, shape)
-    if g._dtype.is_complex and not dtype.is_complex:
-        g = F.real(g)
-    return g if g._dtype is dtype else dispatch(TO_COPY, (g,), {"dtype": dtype})[0]
-
-
-@TO_COPY.grad_rule(saves="none")
-def _to_copy_grad(ctx, g):
-    shape, dtype = ctx.input_meta[0]
-    if not (dtype.is_floating_point or dtype.is_complex):
-        return (None,)
-    return (_grad_as(g, shape, dtype),)
-
-
-@COPY_.grad_rule(saves="none")
-def _copy__grad(ctx, g):
-    """``self`` is overwritten: its earlier value gets zero; ``src`` gets ``g`` (broadcast undone, cast back)."""
-    from . import functional as F
-
-    (self_shape, self_dtype), (src_shape, src_dtype) = ctx.input_meta
-    g_self = F.zeros(self_shape, dtype=self_dtype) if self_dtype.is_floating_point or self_dtype.is_complex else None
-    g_src = _grad_as(g, src_shape, src_dtype) if src_dtype.is_floating_point or src_dtype.is_complex else None
-    return g_self, g_src
