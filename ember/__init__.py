@@ -10,12 +10,13 @@ write-ups describe: dumb storages, strided views, allocators, zero-copy borders.
 True
 """
 
-from . import io, memory
+from . import array_api, autograd, graph, io, linalg, memory, nn, ops, optim, sparse, utils
 from ._core.allocator import empty_cache, memory_stats, reset_peak_memory_stats
 from ._core.device import Device, device
 from ._core.dtype import (
     DType,
     bfloat16,
+    bool_ as bool,  # noqa: A004 - PyTorch's name for the dtype
     can_cast,
     cdouble,
     cfloat,
@@ -26,6 +27,7 @@ from ._core.dtype import (
     finfo,
     float16,
     float32,
+    float32 as float,  # noqa: A004
     float64,
     get_default_dtype,
     half,
@@ -33,6 +35,7 @@ from ._core.dtype import (
     int8,
     int16,
     int32,
+    int32 as int,  # noqa: A004
     int64,
     isdtype,
     long,
@@ -46,45 +49,91 @@ from ._core.dtype import (
     uint32,
     uint64,
 )
-from ._core.dtype import bool_ as bool  # noqa: A004 - PyTorch's name for the dtype
-from ._core.dtype import float32 as float  # noqa: A004
-from ._core.dtype import int32 as int  # noqa: A004
+from ._core.generator import Generator, default_generator, initial_seed, manual_seed, seed
 from ._core.printing import get_printoptions, printoptions, set_printoptions
 from ._core.shape import Size, broadcast_shapes
 from ._core.storage import Storage, UntypedStorage
 from ._core.tensor import Tensor, tensor
+from ._core.tensor_numpy import as_tensor, from_numpy, frombuffer
 from ._core.threads import get_num_threads, set_num_threads
-from .interop.checkpoint import load, save
-from .interop.dlpack import from_dlpack  # also binds Tensor.__dlpack__ and __dlpack_device__
-from .interop.numpy import as_tensor, from_numpy, frombuffer
-
-from . import ops  # isort: skip - builds the functional API and binds Tensor methods
-from .kernels import cpu as _cpu_kernels  # noqa: F401 isort: skip - registers the CPU kernels on the ops
-from . import linalg  # isort: skip
-from . import array_api  # isort: skip - the array API standard's namespace over the same ops
-from .dispatch import explain, trace, vm  # isort: skip
-from . import autograd  # isort: skip - installs the autograd interpreter around the eager one
-from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # isort: skip
-from . import nn, optim, utils  # isort: skip
-from ._core.generator import Generator, default_generator, initial_seed, manual_seed, seed  # isort: skip
-from . import graph  # isort: skip - graph mode: the lazy interpreter on the same ops
-from . import sparse  # isort: skip - TensorFlow's SparseTensor, eager and graph mode
-from .graph import compile  # noqa: A004 isort: skip - ember.compile, as torch.compile
-from .graph import (  # isort: skip - graph mode
-    CompiledFunction, FailedPreconditionError, Graph, GraphTensor, InteractiveSession, Operation, Session, TensorShape,
-    Variable, assign, assign_add, assign_sub, constant, control_dependencies, get_default_graph,
-    get_default_session, global_variables, global_variables_initializer, gradients, group, identity,
-    is_symbolic_tensor, name_scope, no_op, optimize, placeholder, placeholder_with_default, reset_default_graph,
-    summary, to_dot, train, trainable_variables, variables_initializer, write_graph,
+from .dispatch import explain, trace, vm
+from .dispatch.grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .graph import (  # graph mode: TensorFlow 1's names
+    CompiledFunction as CompiledFunction,
+    FailedPreconditionError as FailedPreconditionError,
+    Graph as Graph,
+    GraphTensor as GraphTensor,
+    InteractiveSession as InteractiveSession,
+    Operation as Operation,
+    Session as Session,
+    TensorShape as TensorShape,
+    Variable as Variable,
+    assign as assign,
+    assign_add as assign_add,
+    assign_sub as assign_sub,
+    compile as compile,  # noqa: A004 - ember.compile, as torch.compile
+    constant as constant,
+    control_dependencies as control_dependencies,
+    get_default_graph as get_default_graph,
+    get_default_session as get_default_session,
+    global_variables as global_variables,
+    global_variables_initializer as global_variables_initializer,
+    gradients as gradients,
+    group as group,
+    identity as identity,
+    is_symbolic_tensor as is_symbolic_tensor,
+    name_scope as name_scope,
+    no_op as no_op,
+    optimize as optimize,
+    placeholder as placeholder,
+    placeholder_with_default as placeholder_with_default,
+    reset_default_graph as reset_default_graph,
+    summary as summary,
+    to_dot as to_dot,
+    train as train,
+    trainable_variables as trainable_variables,
+    variables_initializer as variables_initializer,
+    write_graph as write_graph,
 )
-from .sparse import (  # isort: skip
-    SparseTensor, SparseTensorValue, sparse_add, sparse_placeholder, sparse_reduce_max, sparse_reduce_sum,
-    sparse_reorder, sparse_retain, sparse_tensor_dense_matmul, sparse_tensor_to_dense, sparse_transpose,
+from .interop import dlpack as _dlpack
+from .interop.checkpoint import load, save
+from .interop.dlpack import from_dlpack
+from .kernels import cpu as _cpu_kernels  # noqa: F401 - registers the CPU kernels on the ops
+from .ops.functional import FUNCTIONS as _FUNCTIONS, METHODS as _SCHEMA_METHODS, export_to as _export_to
+from .sparse import (  # TensorFlow 1's sparse names (ember.sparse holds TensorFlow 2's)
+    SparseTensor as SparseTensor,
+    SparseTensorValue as SparseTensorValue,
+    sparse_add as sparse_add,
+    sparse_placeholder as sparse_placeholder,
+    sparse_reduce_max as sparse_reduce_max,
+    sparse_reduce_sum as sparse_reduce_sum,
+    sparse_reorder as sparse_reorder,
+    sparse_retain as sparse_retain,
+    sparse_tensor_dense_matmul as sparse_tensor_dense_matmul,
+    sparse_tensor_to_dense as sparse_tensor_to_dense,
+    sparse_transpose as sparse_transpose,
 )
 
 dtype = DType
 __array_api_version__ = array_api.__array_api_version__
-Tensor.__array_namespace__ = array_api._tensor_array_namespace
+
+
+def _install() -> None:
+    """What importing ember sets up beyond binding names, in one place.
+
+    Tensor is defined in ``_core`` with what a tensor *is*; the parts above it add what it can
+    *do*: the schema's methods and operators (generated from the op entries), autograd's
+    (``backward``, ``register_hook``, ``.data``...), the DLPack producer and the array API
+    entry point. Then the autograd interpreter is made the default, wrapping the eager one.
+    """
+    for methods in (_SCHEMA_METHODS, autograd.TENSOR_METHODS, _dlpack.TENSOR_METHODS):
+        for name, method in methods.items():
+            setattr(Tensor, name, method)
+    Tensor.__array_namespace__ = array_api._tensor_array_namespace
+    autograd.install()
+
+
+_install()
 
 __version__ = "0.1.0"
 
@@ -162,59 +211,9 @@ __all__ = [
 ]
 # Graph mode's public names (TensorFlow 1's: ember.Graph, ember.Session, ember.placeholder, ...) and
 # TensorFlow 1's sparse names (ember.SparseTensor, ...; ember.sparse has TensorFlow 2's)
-__all__ += [
-    "CompiledFunction",
-    "FailedPreconditionError",
-    "Graph",
-    "GraphTensor",
-    "InteractiveSession",
-    "Operation",
-    "Session",
-    "TensorShape",
-    "Variable",
-    "assign",
-    "assign_add",
-    "assign_sub",
-    "compile",
-    "constant",
-    "control_dependencies",
-    "get_default_graph",
-    "get_default_session",
-    "global_variables",
-    "gradients",
-    "global_variables_initializer",
-    "group",
-    "identity",
-    "is_symbolic_tensor",
-    "name_scope",
-    "no_op",
-    "optimize",
-    "placeholder",
-    "placeholder_with_default",
-    "reset_default_graph",
-    "summary",
-    "to_dot",
-    "train",
-    "trainable_variables",
-    "variables_initializer",
-    "write_graph",
-    "SparseTensor",
-    "SparseTensorValue",
-    "sparse_add",
-    "sparse_placeholder",
-    "sparse_reduce_max",
-    "sparse_reduce_sum",
-    "sparse_reorder",
-    "sparse_retain",
-    "sparse_tensor_dense_matmul",
-    "sparse_tensor_to_dense",
-    "sparse_transpose",
-    "sparse",
-    "graph",
-]
+__all__ += [*graph.__all__, *sparse.__all__, "graph", "sparse"]
 __all__ += ["Generator", "array_api", "autograd", "enable_grad", "inference_mode", "is_grad_enabled", "nn", "no_grad", "optim", "set_grad_enabled", "utils", "default_generator", "explain", "initial_seed", "linalg", "manual_seed", "ops", "seed", "trace", "vm"]
 
 # Every public op of the schema: ember.relu, ember.add, ... The schema is the list; the
 # generated functions are bound here by name rather than copied into a hand-kept import.
-globals().update(ops.functional.FUNCTIONS)
-__all__ += sorted(ops.functional.FUNCTIONS)
+__all__ += _export_to(globals(), _FUNCTIONS)

@@ -1,7 +1,8 @@
 """Autograd: the interpreter that records backward nodes, the graph, the engine, grad modes.
 
-Importing this package installs ``AutogradInterpreter(eager)`` as the default interpreter and
-gives tensors ``backward``, ``retain_grad``, ``register_hook`` and ``data``. Derivatives live
+``install()`` makes ``AutogradInterpreter(eager)`` the default interpreter and
+``TENSOR_METHODS`` gives tensors ``backward``, ``retain_grad``, ``register_hook`` and ``data``;
+``import ember`` does both. Derivatives live
 beside their ops (``OpExpr.grad_rule`` in ``ember/ops/<family>.py``).
 
 >>> import ember
@@ -33,6 +34,8 @@ from .graph import AccumulateGrad, Node
 from .interpreter import AutogradInterpreter, note_write_site
 
 __all__ = [
+    "TENSOR_METHODS",
+    "install",
     "AccumulateGrad",
     "AutogradInterpreter",
     "Function",
@@ -58,8 +61,14 @@ __all__ = [
 ]
 
 AUTOGRAD = AutogradInterpreter(_interp.EAGER)
-_interp.set_default_interpreter(AUTOGRAD)
-_interp.INPLACE_WRITE_HOOKS.append(note_write_site)
+
+
+def install() -> None:
+    """Make ``AutogradInterpreter(eager)`` the default interpreter and note in-place write sites
+    (for the "modified by an inplace operation" error). The package face calls this once."""
+    _interp.set_default_interpreter(AUTOGRAD)
+    if note_write_site not in _interp.INPLACE_WRITE_HOOKS:
+        _interp.INPLACE_WRITE_HOOKS.append(note_write_site)
 
 
 def _backward(self: Tensor, gradient=None, retain_graph=None, create_graph: bool = False, inputs=None) -> None:
@@ -115,10 +124,13 @@ def _detach_(self: Tensor) -> Tensor:
     return self
 
 
-Tensor.backward = _backward
-Tensor.retain_grad = _retain_grad
-Tensor.retains_grad = property(_retains_grad)
-Tensor.register_hook = _register_hook
-Tensor.register_post_accumulate_grad_hook = _register_post_accumulate_grad_hook
-Tensor.data = property(_get_data, _set_data)
-Tensor.detach_ = _detach_
+# What autograd adds to every tensor; the package face binds it on Tensor (``ember._install``).
+TENSOR_METHODS = {
+    "backward": _backward,
+    "retain_grad": _retain_grad,
+    "retains_grad": property(_retains_grad),
+    "register_hook": _register_hook,
+    "register_post_accumulate_grad_hook": _register_post_accumulate_grad_hook,
+    "data": property(_get_data, _set_data),
+    "detach_": _detach_,
+}

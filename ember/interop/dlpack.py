@@ -46,7 +46,7 @@ from ._dlpack_c import (
     USED_VERSIONED,
 )
 
-__all__ = ["from_dlpack"]
+__all__ = ["TENSOR_METHODS", "from_dlpack"]
 
 _CPU_DEVICE = (_c.kDLCPU, 0)
 _DTYPES = {d.dlpack: d for d in _dt.ALL_DTYPES if d.dlpack is not None}  # (code, bits, lanes) -> DType
@@ -240,8 +240,8 @@ def _dlpack_device(self: Tensor) -> tuple[int, int]:
 
 _dlpack.__name__ = _dlpack.__qualname__ = "__dlpack__"
 _dlpack_device.__name__ = _dlpack_device.__qualname__ = "__dlpack_device__"
-Tensor.__dlpack__ = _dlpack
-Tensor.__dlpack_device__ = _dlpack_device
+# The producer side of the protocol on every tensor; the package face binds it (``ember._install``).
+TENSOR_METHODS = {"__dlpack__": _dlpack, "__dlpack_device__": _dlpack_device}
 
 
 def live_exports() -> int:

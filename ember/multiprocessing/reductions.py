@@ -35,9 +35,8 @@ from .._core import dtype as _dt
 from .._core import shared_memory as _shm
 from .._core.storage import Storage, _shared_from_fd, _shared_from_name
 from .._core.tensor import Tensor, make_tensor
-from ..nn.parameter import Parameter
 
-__all__ = ["init_reductions", "rebuild_parameter", "rebuild_storage_fd", "rebuild_storage_filename", "rebuild_tensor"]
+__all__ = ["init_reductions", "rebuild_storage_fd", "rebuild_storage_filename", "rebuild_tensor"]
 
 _NON_LEAF = (
     "Cowardly refusing to serialize non-leaf tensor which requires_grad, since autograd does not support crossing "
@@ -102,7 +101,8 @@ def rebuild_storage_empty() -> Storage:
 
 
 # ---------------------------------------------------------------------------------------
-# tensors and parameters
+# tensors (a subclass such as nn.Parameter pickles through its own __reduce_ex__, which hands
+# a plain tensor over this reducer, so its memory is shared the same way)
 
 
 def _check_sendable(tensor: Tensor) -> None:
@@ -116,27 +116,16 @@ def reduce_tensor(tensor: Tensor):
     return (rebuild_tensor, layout)
 
 
-def reduce_parameter(param: Parameter):
-    _check_sendable(param)
-    layout = (param._storage, param._offset, param._shape, param._stride, param._dtype.name, param._requires_grad)
-    return (rebuild_parameter, layout)
-
-
 def rebuild_tensor(storage: Storage, offset: int, shape: tuple, stride: tuple, dtype_name: str, requires_grad: bool) -> Tensor:
     out = make_tensor(storage, offset, shape, stride, _dt.as_dtype(dtype_name))
     out._requires_grad = requires_grad
     return out
 
 
-def rebuild_parameter(storage: Storage, offset: int, shape: tuple, stride: tuple, dtype_name: str, requires_grad: bool) -> Parameter:
-    return Parameter(make_tensor(storage, offset, shape, stride, _dt.as_dtype(dtype_name)), requires_grad)
-
-
 def init_reductions() -> None:
     """Register ember's reductions with ``ForkingPickler`` (done once, at import)."""
     _reduction.ForkingPickler.register(Storage, reduce_storage)
     _reduction.ForkingPickler.register(Tensor, reduce_tensor)
-    _reduction.ForkingPickler.register(Parameter, reduce_parameter)
 
 
 init_reductions()

@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import math
 
-import ember
-
+from .. import linalg
+from .._core import dtype as dtypes
 from .._core.tensor import Tensor
+from ..ops import functional as F
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
-    return ember.hardtanh(input, 0.0, 6.0, inplace=inplace)
+    return F.hardtanh(input, 0.0, 6.0, inplace=inplace)
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
@@ -31,20 +32,20 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
-    return input * ember.tanh(ember.softplus(input))
+    return input * F.tanh(F.softplus(input))
 
 
 def logsigmoid(input: Tensor) -> Tensor:
     """log(sigmoid(x)), computed as -softplus(-x) so large negative inputs stay finite."""
-    return -ember.softplus(-input)
+    return -F.softplus(-input)
 
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
-    return _SELU_SCALE * ember.elu(input, _SELU_ALPHA)
+    return _SELU_SCALE * F.elu(input, _SELU_ALPHA)
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    return alpha * ember.elu(input / alpha)
+    return alpha * F.elu(input / alpha)
 
 
 def softsign(input: Tensor) -> Tensor:
@@ -52,7 +53,7 @@ def softsign(input: Tensor) -> Tensor:
 
 
 def tanhshrink(input: Tensor) -> Tensor:
-    return input - ember.tanh(input)
+    return input - F.tanh(input)
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
@@ -60,7 +61,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     if input.size(dim) % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {dim % input.dim()} is size {input.size(dim)}")
     a, b = input.chunk(2, dim)
-    return a * ember.sigmoid(b)
+    return a * F.sigmoid(b)
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None) -> Tensor:
@@ -69,25 +70,25 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, o
     >>> [round(v, 4) for v in normalize(ember.tensor([[3.0, 4.0]]))[0].tolist()]
     [0.6, 0.8]
     """
-    norm = ember.linalg.vector_norm(input, p, dim=dim, keepdim=True).clamp(min=eps)
+    norm = linalg.vector_norm(input, p, dim=dim, keepdim=True).clamp(min=eps)
     return input / norm
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
-    n1 = ember.linalg.vector_norm(x1, 2, dim=dim, keepdim=True).clamp(min=eps)
-    n2 = ember.linalg.vector_norm(x2, 2, dim=dim, keepdim=True).clamp(min=eps)
+    n1 = linalg.vector_norm(x1, 2, dim=dim, keepdim=True).clamp(min=eps)
+    n2 = linalg.vector_norm(x2, 2, dim=dim, keepdim=True).clamp(min=eps)
     return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
-    return ember.linalg.vector_norm(x1 - x2 + eps, p, dim=-1, keepdim=keepdim)
+    return linalg.vector_norm(x1 - x2 + eps, p, dim=-1, keepdim=keepdim)
 
 
 def _additive_mask(mask: Tensor | None, dtype) -> Tensor | None:
     """A boolean mask (True = may not attend) as 0 / -inf to add to scores; float masks pass through."""
-    if mask is None or mask.dtype is not ember.bool:
+    if mask is None or mask.dtype is not dtypes.bool_:
         return mask
-    return ember.zeros(tuple(mask.size()), dtype=dtype).masked_fill(mask, -math.inf)
+    return F.zeros(tuple(mask.size()), dtype=dtype).masked_fill(mask, -math.inf)
 
 
 def multi_head_attention_forward(
@@ -140,32 +141,32 @@ def multi_head_attention_forward(
         w_q, w_k, w_v = q_proj_weight, k_proj_weight, v_proj_weight
     else:
         w_q, w_k, w_v = in_proj_weight.chunk(3)
-    q = ember.linear(query, w_q, b_q)
-    k = ember.linear(key, w_k, b_k)
-    v = ember.linear(value, w_v, b_v)
+    q = F.linear(query, w_q, b_q)
+    k = F.linear(key, w_k, b_k)
+    v = F.linear(value, w_v, b_v)
 
     if is_causal and attn_mask is None:
-        attn_mask = ember.triu(ember.ones(tgt_len, key.size(0), dtype=ember.bool), diagonal=1)
+        attn_mask = F.triu(F.ones(tgt_len, key.size(0), dtype=dtypes.bool_), diagonal=1)
     attn_mask = _additive_mask(attn_mask, q.dtype)
     key_padding_mask = _additive_mask(key_padding_mask, q.dtype)
     if attn_mask is not None and attn_mask.dim() == 2:
         attn_mask = attn_mask.unsqueeze(0)  # one (L, S) mask for every batch element and head
 
     if bias_k is not None and bias_v is not None:
-        k = ember.cat([k, bias_k.expand(1, bsz, embed_dim)])
-        v = ember.cat([v, bias_v.expand(1, bsz, embed_dim)])
-        attn_mask = None if attn_mask is None else ember.pad(attn_mask, (0, 1))
-        key_padding_mask = None if key_padding_mask is None else ember.pad(key_padding_mask, (0, 1))
+        k = F.cat([k, bias_k.expand(1, bsz, embed_dim)])
+        v = F.cat([v, bias_v.expand(1, bsz, embed_dim)])
+        attn_mask = None if attn_mask is None else F.pad(attn_mask, (0, 1))
+        key_padding_mask = None if key_padding_mask is None else F.pad(key_padding_mask, (0, 1))
 
     # (seq, N, E) -> (N * heads, seq, head_dim): heads become batch entries for bmm
     q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
     k = k.reshape(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
     v = v.reshape(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
     if add_zero_attn:
-        zeros = ember.zeros(bsz * num_heads, 1, head_dim, dtype=q.dtype)
-        k, v = ember.cat([k, zeros], dim=1), ember.cat([v, zeros], dim=1)
-        attn_mask = None if attn_mask is None else ember.pad(attn_mask, (0, 1))
-        key_padding_mask = None if key_padding_mask is None else ember.pad(key_padding_mask, (0, 1))
+        zeros = F.zeros(bsz * num_heads, 1, head_dim, dtype=q.dtype)
+        k, v = F.cat([k, zeros], dim=1), F.cat([v, zeros], dim=1)
+        attn_mask = None if attn_mask is None else F.pad(attn_mask, (0, 1))
+        key_padding_mask = None if key_padding_mask is None else F.pad(key_padding_mask, (0, 1))
     src_len = k.shape[1]
 
     if key_padding_mask is not None:
@@ -173,14 +174,14 @@ def multi_head_attention_forward(
         expanded = expanded.reshape(bsz * num_heads, 1, src_len)
         attn_mask = expanded if attn_mask is None else attn_mask + expanded
 
-    scores = ember.bmm(q * (1.0 / math.sqrt(head_dim)), k.transpose(1, 2))
+    scores = F.bmm(q * (1.0 / math.sqrt(head_dim)), k.transpose(1, 2))
     if attn_mask is not None:
         scores = scores + attn_mask
-    weights = ember.softmax(scores, dim=-1)
+    weights = F.softmax(scores, dim=-1)
     if dropout_p > 0.0 and training:
-        weights = ember.dropout(weights, p=dropout_p)
-    out = ember.bmm(weights, v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
-    out = ember.linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, embed_dim)
+        weights = F.dropout(weights, p=dropout_p)
+    out = F.bmm(weights, v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
+    out = F.linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, embed_dim)
 
     if not need_weights:
         return (out if batched else out.squeeze(1)), None

@@ -13,7 +13,7 @@ True
 
 from __future__ import annotations
 
-from ..ops.functional import FUNCTIONS
+from ..ops.functional import FUNCTIONS, export_to
 from ..ops.schema import load_schema
 from ._composite import (
     celu,
@@ -48,8 +48,7 @@ def _schema_names() -> list[str]:
     return names
 
 
-_REEXPORTED = _schema_names()
-globals().update({name: FUNCTIONS[name] for name in _REEXPORTED})
+_REEXPORTED = export_to(globals(), {name: FUNCTIONS[name] for name in _schema_names()})
 
 __all__ = [
     *_REEXPORTED,

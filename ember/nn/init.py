@@ -11,8 +11,10 @@ from __future__ import annotations
 import math
 import warnings
 
+from .. import linalg
 from .._core.tensor import Tensor
-from ._grad import no_grad as _no_grad
+from ..dispatch.grad_mode import no_grad as _no_grad
+from ..ops import functional as F
 
 __all__ = [
     "calculate_gain",
@@ -101,17 +103,15 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
     >>> bool(t.abs().max() <= 0.5)
     True
     """
-    import ember
-
     with _no_grad():
-        values = ember.empty(tuple(tensor.shape), dtype=tensor.dtype).normal_(mean, std, generator=generator)
+        values = F.empty(tuple(tensor.shape), dtype=tensor.dtype).normal_(mean, std, generator=generator)
         # rejection sampling: each round keeps P(inside) of the rest, so a handful of rounds suffice
         for _ in range(1000):
             outside = (values < a) | (values > b)
             if not bool(outside.any()):
                 break
-            fresh = ember.empty(tuple(tensor.shape), dtype=tensor.dtype).normal_(mean, std, generator=generator)
-            values = ember.where(outside, fresh, values)
+            fresh = F.empty(tuple(tensor.shape), dtype=tensor.dtype).normal_(mean, std, generator=generator)
+            values = F.where(outside, fresh, values)
         return tensor.copy_(values.clamp(a, b))
 
 
@@ -135,12 +135,10 @@ def eye_(tensor: Tensor) -> Tensor:
     >>> eye_(ember.empty(2, 3)).tolist()
     [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
     """
-    import ember
-
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     with _no_grad():
-        return tensor.copy_(ember.eye(*tensor.shape, dtype=tensor.dtype))
+        return tensor.copy_(F.eye(*tensor.shape, dtype=tensor.dtype))
 
 
 def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
@@ -210,19 +208,17 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator=None) -> Tensor:
     >>> bool(ember.allclose(q @ q.T, ember.eye(3), atol=1e-5))
     True
     """
-    import ember
-
     if tensor.dim() < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
         return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    flat = ember.empty(rows, cols, dtype=tensor.dtype).normal_(0, 1, generator=generator)
+    flat = F.empty(rows, cols, dtype=tensor.dtype).normal_(0, 1, generator=generator)
     if rows < cols:
         flat = flat.T
-    q, r = ember.linalg.qr(flat)
-    q = q * ember.diagonal(r).sign()  # makes the decomposition unique, hence the distribution uniform
+    q, r = linalg.qr(flat)
+    q = q * F.diagonal(r).sign()  # makes the decomposition unique, hence the distribution uniform
     if rows < cols:
         q = q.T
     with _no_grad():

@@ -11,7 +11,9 @@ tensor([0., 0.], requires_grad=True)
 
 from __future__ import annotations
 
-from .._core.tensor import Tensor, make_tensor
+from .._core.device import CPU
+from .._core.dtype import get_default_dtype
+from .._core.tensor import Tensor, empty_tensor, make_tensor
 
 # Every slot that describes which memory a tensor views; copying them makes a second tensor object
 # over the same storage (what ``detach`` gives, but with the Parameter class).
@@ -43,9 +45,7 @@ class Parameter(Tensor):
 
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True):
         if data is None:
-            from .. import empty
-
-            data = empty(0)
+            data = empty_tensor((0,), get_default_dtype(), CPU)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter(): expected a Tensor as data, got {type(data).__name__}")
         out = object.__new__(cls)

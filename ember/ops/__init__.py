@@ -1,10 +1,10 @@
 """The op system: schema, functors and rules per family, and the generated functional API.
 
 Importing this package registers every family's schema entries, functors and primitives,
-then builds the functional API from the declared entries and binds the Tensor methods.
+then builds the functional API from the declared entries. ``functional.METHODS`` holds the
+Tensor methods and operators; the package face binds them (``ember._install``).
 """
 
-from .._core.tensor import Tensor as _Tensor
 from ..dispatch.opexpr import OP_REGISTRY
 from ..dispatch.trace import register_front_end as _register_front_end
 from . import codegen
@@ -14,9 +14,6 @@ from .schema import load_schema
 from . import conversion, creation, elementwise, foreach, indexing, linalg, nn, random, reduction, shape  # isort: skip  # noqa: F401 - foreach: its users import it
 
 from . import functional  # isort: skip - built last, from everything registered above
-
-for _name, _attr in functional.METHODS.items():
-    setattr(_Tensor, _name, _attr)
 
 _register_front_end(codegen.FILENAME, FUNCTORS, lambda: {e.python_name: e.name for e in load_schema()})
 

@@ -16,6 +16,17 @@ FUNCTIONS = GENERATED.functions
 NAMESPACES = GENERATED.namespaces
 METHODS = GENERATED.methods
 
-# The schema is the list of names; this module re-exports them (no hand-kept copy).
-globals().update(FUNCTIONS)
-__all__ = sorted(FUNCTIONS)
+
+
+def export_to(namespace: dict, functions: dict) -> list[str]:
+    """Bind generated functions as names of a public namespace; returns the names for ``__all__``.
+
+    The schema is the list of names, so the namespaces that show them (``ember``, ``ember.linalg``,
+    ``ember.nn.functional``, this module) bind them through this one helper, never by a hand-kept
+    copy of the list.
+    """
+    namespace.update(functions)
+    return sorted(functions)
+
+
+__all__ = ["FUNCTIONS", "METHODS", "NAMESPACES", "export_to", *export_to(globals(), FUNCTIONS)]

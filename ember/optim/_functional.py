@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-import ember
 from ember._core.tensor import Tensor
 from ember.dispatch.interpreter import running_eagerly
 from ember.ops.foreach import foreach_add_
 
+from .._core import dtype as dtypes
+from .._core.tensor import tensor
+
 
 def step_counter() -> Tensor:
     """A fresh ``state["step"]``: a 0-d float tensor, float64 only when that is the default dtype (PyTorch's rule)."""
-    dtype = ember.float64 if ember.get_default_dtype() == ember.float64 else ember.float32
-    return ember.tensor(0.0, dtype=dtype)
+    dtype = dtypes.float64 if dtypes.get_default_dtype() == dtypes.float64 else dtypes.float32
+    return tensor(0.0, dtype=dtype)
 
 
 def addcmul_(t: Tensor, a: Tensor, b: Tensor, value: float = 1.0) -> Tensor:

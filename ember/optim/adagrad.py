@@ -19,8 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import ember
-
+from ..ops import functional as F
 from ._functional import addcdiv_, addcmul_, step_counter
 from .optimizer import Optimizer, _use_no_grad
 
@@ -72,7 +71,7 @@ class Adagrad(Optimizer):
         if len(state) == 0:
             state["step"] = step_counter()
             # PyTorch reads the optimizer-wide default here, not the group's value
-            state["sum"] = ember.full_like(p, self.defaults["initial_accumulator_value"])
+            state["sum"] = F.full_like(p, self.defaults["initial_accumulator_value"])
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:

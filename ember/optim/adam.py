@@ -24,9 +24,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import ember
-
+from .._core import dtype as dtypes
+from .._core.tensor import Tensor
 from ..graph.lazy import is_tracing
+from ..ops import functional as F
 from ..ops.foreach import foreach_adam_
 from ._functional import addcdiv_, addcmul_, fused_fits, step_counter
 from .optimizer import Optimizer, _use_no_grad
@@ -85,10 +86,10 @@ class Adam(Optimizer):
         state = self.state[p]
         if len(state) == 0:
             state["step"] = step_counter()
-            state["exp_avg"] = ember.zeros_like(p)
-            state["exp_avg_sq"] = ember.zeros_like(p)
+            state["exp_avg"] = F.zeros_like(p)
+            state["exp_avg_sq"] = F.zeros_like(p)
             if amsgrad:
-                state["max_exp_avg_sq"] = ember.zeros_like(p)
+                state["max_exp_avg_sq"] = F.zeros_like(p)
         return state
 
     @_use_no_grad
@@ -116,7 +117,7 @@ class Adam(Optimizer):
                 addcmul_(exp_avg_sq.mul_(beta2), grad, grad, value=1 - beta2)
 
                 if is_tracing():  # inside ember.compile: the step is a value of the graph, not a Python number
-                    denom_sq = ember.maximum(state["max_exp_avg_sq"], exp_avg_sq) if amsgrad else exp_avg_sq
+                    denom_sq = F.maximum(state["max_exp_avg_sq"], exp_avg_sq) if amsgrad else exp_avg_sq
                     if amsgrad:
                         state["max_exp_avg_sq"].copy_(denom_sq)
                     denom = (denom_sq.sqrt() / (1 - beta2**step_t).sqrt()).add_(eps)
@@ -131,7 +132,7 @@ class Adam(Optimizer):
 
                 if amsgrad:
                     max_exp_avg_sq = state["max_exp_avg_sq"]
-                    max_exp_avg_sq.copy_(ember.maximum(max_exp_avg_sq, exp_avg_sq))
+                    max_exp_avg_sq.copy_(F.maximum(max_exp_avg_sq, exp_avg_sq))
                     denom = (max_exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
                 else:
                     denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
@@ -145,7 +146,7 @@ class Adam(Optimizer):
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
         if not params or any(type(x) not in (int, float) for x in (lr, beta1, beta2, eps, group["weight_decay"])):
             return False
-        if any(p._dtype is not ember.float32 and p._dtype is not ember.float64 for p in params):
+        if any(p._dtype is not dtypes.float32 and p._dtype is not dtypes.float64 for p in params):
             return False  # half types: the loop computes each op in float32 and rounds, the kernel would not
         grads = [p.grad for p in params]
         if not fused_fits(params, grads):
@@ -157,7 +158,7 @@ class Adam(Optimizer):
             return False
         if group["amsgrad"] and not fused_fits(params, lists["max_exp_avg_sq"]):
             return False
-        if any(not isinstance(t, ember.Tensor) or t._shape != () or not t._dtype.is_floating_point for t in lists["step"]):
+        if any(not isinstance(t, Tensor) or t._shape != () or not t._dtype.is_floating_point for t in lists["step"]):
             return False  # a step count loaded as something else: the loop handles it as before
         foreach_adam_(params, grads, lists["exp_avg"], lists["exp_avg_sq"], lists["step"], lists.get("max_exp_avg_sq"),
                       lr=lr, beta1=beta1, beta2=beta2, eps=eps, weight_decay=group["weight_decay"],

@@ -14,7 +14,6 @@ tensor([0.9000, 1.9000], requires_grad=True)
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import functools
 import warnings
@@ -23,8 +22,8 @@ from collections.abc import Callable, Iterable
 from itertools import chain
 from typing import Any
 
-import ember
-from ember._core.tensor import Tensor
+from .._core.tensor import Tensor
+from ..dispatch.grad_mode import enable_grad, no_grad
 
 __all__ = ["Optimizer", "required"]
 
@@ -39,18 +38,6 @@ class _RequiredParameter:
 required = _RequiredParameter()
 
 
-def _no_grad() -> contextlib.AbstractContextManager:
-    # Autograd may land after this module: updates must never be recorded once it does.
-    no_grad = getattr(ember, "no_grad", None)
-    return no_grad() if no_grad is not None else contextlib.nullcontext()
-
-
-def _enable_grad() -> contextlib.AbstractContextManager:
-    # The closure recomputes the loss and calls backward, so it needs grad mode back on.
-    enable_grad = getattr(ember, "enable_grad", None)
-    return enable_grad() if enable_grad is not None else contextlib.nullcontext()
-
-
 def _use_no_grad(step: Callable) -> Callable:
     """Decorator for ``step``: evaluate the closure with grad enabled, run the update without it."""
 
@@ -58,9 +45,9 @@ def _use_no_grad(step: Callable) -> Callable:
     def wrapper(self: Optimizer, closure: Callable[[], Any] | None = None) -> Any:
         loss = None
         if closure is not None:
-            with _enable_grad():
+            with enable_grad():  # the closure recomputes the loss and calls backward
                 loss = closure()
-        with _no_grad():
+        with no_grad():  # an update is never recorded
             step(self)
         return loss
 

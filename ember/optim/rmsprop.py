@@ -21,8 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import ember
-
+from ..ops import functional as F
 from ._functional import addcdiv_, addcmul_, step_counter
 from .optimizer import Optimizer, _use_no_grad
 
@@ -82,11 +81,11 @@ class RMSprop(Optimizer):
                 state = self.state[p]
                 if len(state) == 0:
                     state["step"] = step_counter()
-                    state["square_avg"] = ember.zeros_like(p)
+                    state["square_avg"] = F.zeros_like(p)
                     if momentum > 0:
-                        state["momentum_buffer"] = ember.zeros_like(p)
+                        state["momentum_buffer"] = F.zeros_like(p)
                     if centered:
-                        state["grad_avg"] = ember.zeros_like(p)
+                        state["grad_avg"] = F.zeros_like(p)
 
                 grad = -p.grad if group["maximize"] else p.grad
                 square_avg = state["square_avg"]

@@ -10,9 +10,8 @@
 
 from __future__ import annotations
 
-import ember
-
 from ..._core.tensor import Tensor
+from ...ops import functional as F
 from .. import _composite
 from .module import Module
 
@@ -38,7 +37,7 @@ class _Inplace(Module):
 
 
 class ReLU(_Inplace):
-    _fn = staticmethod(lambda x, inplace: ember.relu(x, inplace=inplace))
+    _fn = staticmethod(lambda x, inplace: F.relu(x, inplace=inplace))
 
 
 class ReLU6(_Inplace):
@@ -46,7 +45,7 @@ class ReLU6(_Inplace):
 
 
 class SiLU(_Inplace):
-    _fn = staticmethod(lambda x, inplace: ember.silu(x, inplace=inplace))
+    _fn = staticmethod(lambda x, inplace: F.silu(x, inplace=inplace))
 
 
 class Mish(_Inplace):
@@ -73,11 +72,11 @@ class _Plain(Module):
 
 
 class Tanh(_Plain):
-    _fn = staticmethod(lambda x: ember.tanh(x))
+    _fn = staticmethod(lambda x: F.tanh(x))
 
 
 class Sigmoid(_Plain):
-    _fn = staticmethod(lambda x: ember.sigmoid(x))
+    _fn = staticmethod(lambda x: F.sigmoid(x))
 
 
 class LogSigmoid(_Plain):
@@ -100,7 +99,7 @@ class GELU(Module):
         self.approximate = approximate
 
     def forward(self, input: Tensor) -> Tensor:
-        return ember.gelu(input, approximate=self.approximate)
+        return F.gelu(input, approximate=self.approximate)
 
     def extra_repr(self) -> str:
         return f"approximate={self.approximate!r}"
@@ -113,7 +112,7 @@ class LeakyReLU(Module):
         self.inplace = inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return ember.leaky_relu(input, self.negative_slope, inplace=self.inplace)
+        return F.leaky_relu(input, self.negative_slope, inplace=self.inplace)
 
     def extra_repr(self) -> str:
         return f"negative_slope={self.negative_slope}{_inplace_suffix(self.inplace)}"
@@ -126,7 +125,7 @@ class ELU(Module):
         self.inplace = inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return ember.elu(input, self.alpha, inplace=self.inplace)
+        return F.elu(input, self.alpha, inplace=self.inplace)
 
     def extra_repr(self) -> str:
         return f"alpha={self.alpha}{_inplace_suffix(self.inplace)}"
@@ -145,7 +144,7 @@ class Hardtanh(Module):
         self.inplace = inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return ember.hardtanh(input, self.min_val, self.max_val, inplace=self.inplace)
+        return F.hardtanh(input, self.min_val, self.max_val, inplace=self.inplace)
 
     def extra_repr(self) -> str:
         return f"min_val={self.min_val}, max_val={self.max_val}{_inplace_suffix(self.inplace)}"
@@ -158,7 +157,7 @@ class Softplus(Module):
         self.threshold = threshold
 
     def forward(self, input: Tensor) -> Tensor:
-        return ember.softplus(input, self.beta, self.threshold)
+        return F.softplus(input, self.beta, self.threshold)
 
     def extra_repr(self) -> str:
         return f"beta={self.beta}, threshold={self.threshold}"
@@ -186,15 +185,15 @@ class _SoftmaxBase(Module):
 class Softmax(_SoftmaxBase):
     """softmax along ``dim`` (``dim=None`` keeps PyTorch's legacy implicit choice)."""
 
-    _fn = staticmethod(lambda x, dim: ember.softmax(x, dim))
+    _fn = staticmethod(lambda x, dim: F.softmax(x, dim))
 
 
 class LogSoftmax(_SoftmaxBase):
-    _fn = staticmethod(lambda x, dim: ember.log_softmax(x, dim))
+    _fn = staticmethod(lambda x, dim: F.log_softmax(x, dim))
 
 
 class Softmin(_SoftmaxBase):
-    _fn = staticmethod(lambda x, dim: ember.softmin(x, dim))
+    _fn = staticmethod(lambda x, dim: F.softmin(x, dim))
 
 
 class GLU(Module):

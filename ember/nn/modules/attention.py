@@ -10,9 +10,8 @@
 
 from __future__ import annotations
 
-import ember
-
 from ..._core.tensor import Tensor
+from ...ops import functional as F
 from .. import init
 from .._composite import multi_head_attention_forward
 from ..parameter import Parameter
@@ -46,7 +45,7 @@ class MultiheadAttention(Module):
             raise AssertionError("embed_dim must be divisible by num_heads")
 
         def empty(*shape):
-            return Parameter(ember.empty(shape, device=device, dtype=dtype))
+            return Parameter(F.empty(shape, device=device, dtype=dtype))
 
         if self._qkv_same_embed_dim:
             self.in_proj_weight = empty(3 * embed_dim, embed_dim)

@@ -12,9 +12,9 @@ BatchNorm1d(3, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_st
 
 from __future__ import annotations
 
-import ember
-
-from ..._core.tensor import Tensor
+from ..._core import dtype as dtypes
+from ..._core.tensor import Tensor, tensor
+from ...ops import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
@@ -30,18 +30,18 @@ class _NormBase(Module):
         self.affine = affine
         self.track_running_stats = track_running_stats
         if affine:
-            self.weight = Parameter(ember.empty((num_features,), device=device, dtype=dtype))
+            self.weight = Parameter(F.empty((num_features,), device=device, dtype=dtype))
             if bias:
-                self.bias = Parameter(ember.empty((num_features,), device=device, dtype=dtype))
+                self.bias = Parameter(F.empty((num_features,), device=device, dtype=dtype))
             else:
                 self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
         if track_running_stats:
-            self.register_buffer("running_mean", ember.zeros((num_features,), device=device, dtype=dtype))
-            self.register_buffer("running_var", ember.ones((num_features,), device=device, dtype=dtype))
-            self.register_buffer("num_batches_tracked", ember.tensor(0, dtype=ember.int64))
+            self.register_buffer("running_mean", F.zeros((num_features,), device=device, dtype=dtype))
+            self.register_buffer("running_var", F.ones((num_features,), device=device, dtype=dtype))
+            self.register_buffer("num_batches_tracked", tensor(0, dtype=dtypes.int64))
         else:
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
@@ -74,7 +74,7 @@ class _NormBase(Module):
         # checkpoints from before num_batches_tracked existed: start it at 0 rather than report it missing
         key = prefix + "num_batches_tracked"
         if self.track_running_stats and key not in state_dict:
-            state_dict[key] = ember.tensor(0, dtype=ember.int64)
+            state_dict[key] = tensor(0, dtype=dtypes.int64)
         super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
 
 
@@ -89,7 +89,7 @@ class _BatchNorm(_NormBase):
         # eval mode uses the running stats, unless there are none (then batch stats, as in training)
         bn_training = self.training or (self.running_mean is None and self.running_var is None)
         use_running = not self.training or self.track_running_stats
-        return ember.batch_norm(
+        return F.batch_norm(
             input,
             self.running_mean if use_running else None,
             self.running_var if use_running else None,

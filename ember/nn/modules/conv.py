@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import math
 
-import ember
-
 from ..._core.tensor import Tensor
+from ...ops import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
@@ -77,9 +76,9 @@ class _ConvNd(Module):
             shape = (in_channels, out_channels // groups, *self.kernel_size)
         else:
             shape = (out_channels, in_channels // groups, *self.kernel_size)
-        self.weight = Parameter(ember.empty(shape, device=device, dtype=dtype))
+        self.weight = Parameter(F.empty(shape, device=device, dtype=dtype))
         if bias:
-            self.bias = Parameter(ember.empty((out_channels,), device=device, dtype=dtype))
+            self.bias = Parameter(F.empty((out_channels,), device=device, dtype=dtype))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
@@ -132,7 +131,7 @@ class _Conv(_ConvNd):
     def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
         conv = type(self)._fn
         if self.padding_mode != "zeros":
-            padded = ember.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
             return conv(padded, weight, bias, self.stride, 0, self.dilation, self.groups)
         return conv(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
 
@@ -144,19 +143,19 @@ class Conv1d(_Conv):
     """1-D convolution over (N, C_in, L) inputs."""
 
     _n = 1
-    _fn = staticmethod(lambda *a: ember.conv1d(*a))
+    _fn = staticmethod(lambda *a: F.conv1d(*a))
 
 
 class Conv2d(_Conv):
     """2-D convolution over (N, C_in, H, W) inputs; weight (C_out, C_in / groups, kH, kW)."""
 
     _n = 2
-    _fn = staticmethod(lambda *a: ember.conv2d(*a))
+    _fn = staticmethod(lambda *a: F.conv2d(*a))
 
 
 class Conv3d(_Conv):
     _n = 3
-    _fn = staticmethod(lambda *a: ember.conv3d(*a))
+    _fn = staticmethod(lambda *a: F.conv3d(*a))
 
 
 class _ConvTranspose(_ConvNd):
@@ -194,7 +193,7 @@ class _ConvTranspose(_ConvNd):
 
 class ConvTranspose1d(_ConvTranspose):
     _n = 1
-    _fn = staticmethod(lambda *a: ember.conv_transpose1d(*a))
+    _fn = staticmethod(lambda *a: F.conv_transpose1d(*a))
 
 
 class ConvTranspose2d(_ConvTranspose):
@@ -206,9 +205,9 @@ class ConvTranspose2d(_ConvTranspose):
     """
 
     _n = 2
-    _fn = staticmethod(lambda *a: ember.conv_transpose2d(*a))
+    _fn = staticmethod(lambda *a: F.conv_transpose2d(*a))
 
 
 class ConvTranspose3d(_ConvTranspose):
     _n = 3
-    _fn = staticmethod(lambda *a: ember.conv_transpose3d(*a))
+    _fn = staticmethod(lambda *a: F.conv_transpose3d(*a))

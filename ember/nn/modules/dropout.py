@@ -11,9 +11,8 @@ Dropout(p=0.5, inplace=False)
 
 from __future__ import annotations
 
-import ember
-
 from ..._core.tensor import Tensor
+from ...ops import functional as F
 from .module import Module
 
 
@@ -37,20 +36,20 @@ class _DropoutNd(Module):
 class Dropout(_DropoutNd):
     """Zeroes each element with probability ``p`` and scales the rest by 1 / (1 - p)."""
 
-    _fn = staticmethod(lambda x, p, training, inplace: ember.dropout(x, p, training, inplace))
+    _fn = staticmethod(lambda x, p, training, inplace: F.dropout(x, p, training, inplace))
 
 
 class Dropout1d(_DropoutNd):
     """Zeroes whole channels of (N, C, L) inputs."""
 
-    _fn = staticmethod(lambda x, p, training, inplace: ember.dropout1d(x, p, training, inplace))
+    _fn = staticmethod(lambda x, p, training, inplace: F.dropout1d(x, p, training, inplace))
 
 
 class Dropout2d(_DropoutNd):
     """Zeroes whole channels of (N, C, H, W) inputs."""
 
-    _fn = staticmethod(lambda x, p, training, inplace: ember.dropout2d(x, p, training, inplace))
+    _fn = staticmethod(lambda x, p, training, inplace: F.dropout2d(x, p, training, inplace))
 
 
 class Dropout3d(_DropoutNd):
-    _fn = staticmethod(lambda x, p, training, inplace: ember.dropout3d(x, p, training, inplace))
+    _fn = staticmethod(lambda x, p, training, inplace: F.dropout3d(x, p, training, inplace))

@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import math
 
-import ember
-
 from ..._core.tensor import Tensor
+from ...ops import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
 
 
 def _empty_param(*shape: int, device=None, dtype=None) -> Parameter:
-    return Parameter(ember.empty(shape, device=device, dtype=dtype))
+    return Parameter(F.empty(shape, device=device, dtype=dtype))
 
 
 class Identity(Module):
@@ -65,7 +64,7 @@ class Linear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input: Tensor) -> Tensor:
-        return ember.linear(input, self.weight, self.bias)
+        return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
@@ -102,7 +101,7 @@ class Bilinear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
-        return ember.bilinear(input1, input2, self.weight, self.bias)
+        return F.bilinear(input1, input2, self.weight, self.bias)
 
     def extra_repr(self) -> str:
         return (

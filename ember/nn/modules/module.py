@@ -24,8 +24,9 @@ from collections.abc import Callable, Iterator, Mapping
 
 import numpy as np
 
-from ..._core.tensor import Tensor
-from .._grad import no_grad as _no_grad
+from ..._core import dtype as dtypes
+from ..._core.tensor import Tensor, tensor
+from ...dispatch.grad_mode import no_grad as _no_grad
 from ..parameter import Parameter, _set_data
 from ..utils.hooks import RemovableHandle
 
@@ -350,24 +351,16 @@ class Module:
         return self._apply(lambda t: t.to(dtype) if t.dtype.is_floating_point else t)
 
     def float(self) -> Module:
-        import ember
-
-        return self._cast_floating(ember.float32)
+        return self._cast_floating(dtypes.float32)
 
     def double(self) -> Module:
-        import ember
-
-        return self._cast_floating(ember.float64)
+        return self._cast_floating(dtypes.float64)
 
     def half(self) -> Module:
-        import ember
-
-        return self._cast_floating(ember.float16)
+        return self._cast_floating(dtypes.float16)
 
     def bfloat16(self) -> Module:
-        import ember
-
-        return self._cast_floating(ember.bfloat16)
+        return self._cast_floating(dtypes.bfloat16)
 
     def type(self, dst_type) -> Module:
         return self._apply(lambda t: t.to(dst_type))
@@ -451,8 +444,6 @@ class Module:
                 continue
             value = state_dict[key]
             if isinstance(value, np.ndarray):  # a convenience for checkpoints converted with .numpy()
-                from ... import tensor
-
                 value = tensor(value)
             if not isinstance(value, Tensor):
                 error_msgs.append(

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import numbers
 
-import ember
-
 from ..._core.tensor import Tensor
+from ...ops import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
@@ -40,7 +39,7 @@ class LayerNorm(Module):
         _reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:
-        return ember.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}"
@@ -48,8 +47,8 @@ class LayerNorm(Module):
 
 def _affine_parameters(module: Module, shape: tuple, affine: bool, bias: bool, device, dtype) -> None:
     """The learned scale (and shift, unless ``bias=False``) of a normalisation layer, or None."""
-    weight = Parameter(ember.empty(shape, device=device, dtype=dtype)) if affine else None
-    shift = Parameter(ember.empty(shape, device=device, dtype=dtype)) if affine and bias else None
+    weight = Parameter(F.empty(shape, device=device, dtype=dtype)) if affine else None
+    shift = Parameter(F.empty(shape, device=device, dtype=dtype)) if affine and bias else None
     module.register_parameter("weight", weight)
     module.register_parameter("bias", shift)
 
@@ -81,7 +80,7 @@ class GroupNorm(Module):
         _reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:
-        return ember.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
         return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, bias={self.bias is not None}"
@@ -96,7 +95,7 @@ class RMSNorm(Module):
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         if elementwise_affine:
-            self.weight = Parameter(ember.empty(self.normalized_shape, device=device, dtype=dtype))
+            self.weight = Parameter(F.empty(self.normalized_shape, device=device, dtype=dtype))
         else:
             self.register_parameter("weight", None)
         self.reset_parameters()
@@ -106,7 +105,7 @@ class RMSNorm(Module):
             init.ones_(self.weight)
 
     def forward(self, input: Tensor) -> Tensor:
-        return ember.rms_norm(input, self.normalized_shape, self.weight, self.eps)
+        return F.rms_norm(input, self.normalized_shape, self.weight, self.eps)
 
     def extra_repr(self) -> str:
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"

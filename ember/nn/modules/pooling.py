@@ -10,9 +10,8 @@ ember.Size([1, 1, 2, 2])
 
 from __future__ import annotations
 
-import ember
-
 from ..._core.tensor import Tensor
+from ...ops import functional as F
 from .module import Module
 
 
@@ -39,15 +38,15 @@ class _MaxPoolNd(Module):
 
 
 class MaxPool1d(_MaxPoolNd):
-    _fn = staticmethod(lambda *a: ember.max_pool1d(*a))
+    _fn = staticmethod(lambda *a: F.max_pool1d(*a))
 
 
 class MaxPool2d(_MaxPoolNd):
-    _fn = staticmethod(lambda *a: ember.max_pool2d(*a))
+    _fn = staticmethod(lambda *a: F.max_pool2d(*a))
 
 
 class MaxPool3d(_MaxPoolNd):
-    _fn = staticmethod(lambda *a: ember.max_pool3d(*a))
+    _fn = staticmethod(lambda *a: F.max_pool3d(*a))
 
 
 class AvgPool1d(Module):
@@ -61,7 +60,7 @@ class AvgPool1d(Module):
         self.count_include_pad = count_include_pad
 
     def forward(self, input: Tensor) -> Tensor:
-        return ember.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad)
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad)
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
@@ -94,11 +93,11 @@ class _AvgPoolNd(Module):
 
 
 class AvgPool2d(_AvgPoolNd):
-    _fn = staticmethod(lambda *a: ember.avg_pool2d(*a))
+    _fn = staticmethod(lambda *a: F.avg_pool2d(*a))
 
 
 class AvgPool3d(_AvgPoolNd):
-    _fn = staticmethod(lambda *a: ember.avg_pool3d(*a))
+    _fn = staticmethod(lambda *a: F.avg_pool3d(*a))
 
 
 class _AdaptiveAvgPoolNd(Module):
@@ -116,7 +115,7 @@ class _AdaptiveAvgPoolNd(Module):
 
 
 class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
-    _fn = staticmethod(lambda *a: ember.adaptive_avg_pool1d(*a))
+    _fn = staticmethod(lambda *a: F.adaptive_avg_pool1d(*a))
 
 
 class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
@@ -127,8 +126,8 @@ class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
     ember.Size([2, 3, 1, 1])
     """
 
-    _fn = staticmethod(lambda *a: ember.adaptive_avg_pool2d(*a))
+    _fn = staticmethod(lambda *a: F.adaptive_avg_pool2d(*a))
 
 
 class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
-    _fn = staticmethod(lambda *a: ember.adaptive_avg_pool3d(*a))
+    _fn = staticmethod(lambda *a: F.adaptive_avg_pool3d(*a))

@@ -19,9 +19,8 @@ import math
 import numbers
 import warnings
 
-import ember
-
 from ..._core.tensor import Tensor
+from ...ops import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
@@ -78,7 +77,7 @@ class RNNBase(Module):
                     shapes["weight_hr"] = (proj_size, hidden_size)
                 for kind, shape in shapes.items():
                     name = f"{kind}_l{layer}{suffix}"
-                    setattr(self, name, Parameter(ember.empty(shape, device=device, dtype=dtype)))
+                    setattr(self, name, Parameter(F.empty(shape, device=device, dtype=dtype)))
                     self._flat_weights_names.append(name)
         self.reset_parameters()
 
@@ -138,19 +137,19 @@ class RNNBase(Module):
                 def param(kind: str, layer=layer, suffix=suffix):
                     return getattr(self, f"{kind}_l{layer}{suffix}", None)
 
-                x_proj = ember.linear(layer_input, param("weight_ih"), param("bias_ih"))
+                x_proj = F.linear(layer_input, param("weight_ih"), param("bias_ih"))
                 h, c = h0[idx], None if c0 is None else c0[idx]
                 out: list[Tensor | None] = [None] * steps
                 for t in range(steps - 1, -1, -1) if direction == 1 else range(steps):
                     h, c = self._cell(x_proj[t], h, c, param("weight_hh"), param("bias_hh"), param("weight_hr"))
                     out[t] = h
-                outputs.append(ember.stack(out) if steps else ember.zeros(0, *h.size(), dtype=h.dtype))
+                outputs.append(F.stack(out) if steps else F.zeros(0, *h.size(), dtype=h.dtype))
                 h_n.append(h)
                 c_n.append(c)
-            layer_input = outputs[0] if directions == 1 else ember.cat(outputs, dim=2)
+            layer_input = outputs[0] if directions == 1 else F.cat(outputs, dim=2)
             if self.dropout and self.training and layer < self.num_layers - 1:
-                layer_input = ember.dropout(layer_input, self.dropout, True)
-        return layer_input, ember.stack(h_n), None if c0 is None else ember.stack(c_n)
+                layer_input = F.dropout(layer_input, self.dropout, True)
+        return layer_input, F.stack(h_n), None if c0 is None else F.stack(c_n)
 
     def _prepare(self, input: Tensor, hx):
         if input.dim() not in (2, 3):
@@ -171,7 +170,7 @@ class RNNBase(Module):
 
     def _zeros_state(self, input: Tensor, size: int) -> Tensor:
         layers = self.num_layers * (2 if self.bidirectional else 1)
-        return ember.zeros(layers, input.size(1), size, dtype=input.dtype)
+        return F.zeros(layers, input.size(1), size, dtype=input.dtype)
 
     def forward(self, input: Tensor, hx: Tensor | None = None):
         input, hx, batched = self._prepare(input, hx)
@@ -192,8 +191,8 @@ class RNN(RNNBase):
         super().__init__(mode, input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional, 0, device, dtype)
 
     def _cell(self, x_proj, h, c, w_hh, b_hh, w_hr):
-        pre = x_proj + ember.linear(h, w_hh, b_hh)
-        return (ember.tanh(pre) if self.nonlinearity == "tanh" else ember.relu(pre)), None
+        pre = x_proj + F.linear(h, w_hh, b_hh)
+        return (F.tanh(pre) if self.nonlinearity == "tanh" else F.relu(pre)), None
 
 
 class LSTM(RNNBase):
@@ -204,11 +203,11 @@ class LSTM(RNNBase):
         super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional, proj_size, device, dtype)
 
     def _cell(self, x_proj, h, c, w_hh, b_hh, w_hr):
-        i, f, g, o = (x_proj + ember.linear(h, w_hh, b_hh)).chunk(4, -1)
-        c = ember.sigmoid(f) * c + ember.sigmoid(i) * ember.tanh(g)
-        h = ember.sigmoid(o) * ember.tanh(c)
+        i, f, g, o = (x_proj + F.linear(h, w_hh, b_hh)).chunk(4, -1)
+        c = F.sigmoid(f) * c + F.sigmoid(i) * F.tanh(g)
+        h = F.sigmoid(o) * F.tanh(c)
         if w_hr is not None:
-            h = ember.linear(h, w_hr)
+            h = F.linear(h, w_hr)
         return h, c
 
     def forward(self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None):
@@ -233,8 +232,8 @@ class GRU(RNNBase):
 
     def _cell(self, x_proj, h, c, w_hh, b_hh, w_hr):
         xr, xz, xn = x_proj.chunk(3, -1)
-        hr, hz, hn = ember.linear(h, w_hh, b_hh).chunk(3, -1)
-        r = ember.sigmoid(xr + hr)
-        z = ember.sigmoid(xz + hz)
-        n = ember.tanh(xn + r * hn)
+        hr, hz, hn = F.linear(h, w_hh, b_hh).chunk(3, -1)
+        r = F.sigmoid(xr + hr)
+        z = F.sigmoid(xz + hz)
+        n = F.tanh(xn + r * hn)
         return (1 - z) * n + z * h, None

@@ -11,11 +11,10 @@ Embedding(10, 3, padding_idx=0)
 
 from __future__ import annotations
 
-import ember
-
 from ..._core.tensor import Tensor
+from ...dispatch.grad_mode import no_grad as _no_grad
+from ...ops import functional as F
 from .. import init
-from .._grad import no_grad as _no_grad
 from ..parameter import Parameter
 from .module import Module
 
@@ -56,7 +55,7 @@ class Embedding(Module):
         self.scale_grad_by_freq = scale_grad_by_freq
         self.sparse = sparse
         if _weight is None:
-            self.weight = Parameter(ember.empty((num_embeddings, embedding_dim), device=device, dtype=dtype), requires_grad=not _freeze)
+            self.weight = Parameter(F.empty((num_embeddings, embedding_dim), device=device, dtype=dtype), requires_grad=not _freeze)
             self.reset_parameters()
         else:
             if tuple(_weight.shape) != (num_embeddings, embedding_dim):
@@ -73,7 +72,7 @@ class Embedding(Module):
                 self.weight[self.padding_idx].fill_(0)
 
     def forward(self, input: Tensor) -> Tensor:
-        return ember.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type, self.scale_grad_by_freq, self.sparse)
+        return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type, self.scale_grad_by_freq, self.sparse)
 
     def extra_repr(self) -> str:
         s = f"{self.num_embeddings}, {self.embedding_dim}"

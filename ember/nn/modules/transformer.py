@@ -12,9 +12,8 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 
-import ember
-
 from ..._core.tensor import Tensor
+from ...ops import functional as F
 from .attention import MultiheadAttention
 from .container import ModuleList
 from .dropout import Dropout
@@ -25,9 +24,9 @@ from .normalization import LayerNorm
 
 def _activation(activation: str | Callable) -> Callable:
     if activation == "relu":
-        return ember.relu
+        return F.relu
     if activation == "gelu":
-        return ember.gelu
+        return F.gelu
     if isinstance(activation, str):
         raise RuntimeError(f"activation should be relu/gelu, not {activation}")
     return activation

@@ -14,10 +14,11 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-import ember
-
-from ..._core.tensor import Tensor
-from .._grad import no_grad as _no_grad
+from ... import linalg
+from ..._core import dtype as dtypes
+from ..._core.tensor import Tensor, tensor
+from ...dispatch.grad_mode import no_grad as _no_grad
+from ...ops import functional as F
 
 
 def _as_list(tensors) -> list:
@@ -30,9 +31,9 @@ def get_total_norm(tensors: Iterable[Tensor] | Tensor, norm_type: float = 2.0, e
     tensors = _as_list(tensors)
     norm_type = float(norm_type)
     if not tensors:
-        return ember.tensor(0.0)
-    norms = ember.stack([ember.linalg.vector_norm(t, norm_type) for t in tensors])
-    total = ember.linalg.vector_norm(norms.to(ember.float32) if not norms.dtype.is_floating_point else norms, norm_type)
+        return tensor(0.0)
+    norms = F.stack([linalg.vector_norm(t, norm_type) for t in tensors])
+    total = linalg.vector_norm(norms.to(dtypes.float32) if not norms.dtype.is_floating_point else norms, norm_type)
     if error_if_nonfinite and not math.isfinite(total.item()):
         raise RuntimeError(
             f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, so it cannot be clipped. "

@@ -14,15 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-import ember
-
 from ..._core.tensor import Tensor
-from .._grad import no_grad as _no_grad
+from ...dispatch.grad_mode import no_grad as _no_grad
+from ...ops import functional as F
 
 
 def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
     """All parameters flattened and concatenated, in iteration order (a copy)."""
-    return ember.cat([p.reshape(-1) for p in parameters])
+    return F.cat([p.reshape(-1) for p in parameters])
 
 
 def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:

@@ -14,8 +14,12 @@ from typing import Any
 
 import numpy as np
 
-import ember
 from ember._core.tensor import Tensor
+
+from ..._core import dtype as dtypes
+from ..._core.tensor import tensor
+from ..._core.tensor_numpy import as_tensor
+from ...ops import functional as F
 
 __all__ = ["default_collate", "default_convert"]
 
@@ -50,14 +54,14 @@ def _stack(batch: list[Tensor]) -> Tensor:
     """
     elem = batch[0]
     shape, dtype, device = elem._shape, elem._dtype, elem._storage._device
-    fast = dtype is not ember.string and device.type == "cpu"
+    fast = dtype is not dtypes.string and device.type == "cpu"
     for t in batch:
         if not fast:
             break
         fast = isinstance(t, Tensor) and t._shape == shape and t._dtype is dtype and not t._requires_grad and t._storage._device == device
     if not fast:
-        return ember.stack(list(batch), 0)  # its errors name the mismatch; it records autograd
-    out = ember.empty((len(batch), *shape), dtype=dtype)
+        return F.stack(list(batch), 0)  # its errors name the mismatch; it records autograd
+    out = F.empty((len(batch), *shape), dtype=dtype)
     np.stack([t._host_array() for t in batch], out=out._host_array())
     return out
 
@@ -79,15 +83,15 @@ def default_collate(batch: list[Any]) -> Any:
     if isinstance(elem, np.ndarray):
         if elem.dtype.kind in "OSUV":  # strings and objects have no tensor form
             raise TypeError(_ERR.format(elem.dtype))
-        return default_collate([ember.as_tensor(b) for b in batch])
+        return default_collate([as_tensor(b) for b in batch])
     if isinstance(elem, np.generic):
         if elem.dtype.kind in "OSUV":
             raise TypeError(_ERR.format(elem.dtype))
-        return ember.as_tensor(np.array(batch))
+        return as_tensor(np.array(batch))
     if isinstance(elem, float):
-        return ember.tensor(batch, dtype=ember.float64)
+        return tensor(batch, dtype=dtypes.float64)
     if isinstance(elem, int):  # bools included: they stay bool, as in PyTorch
-        return ember.tensor(batch)
+        return tensor(batch)
     if isinstance(elem, (str, bytes)):
         return batch
     if isinstance(elem, collections.abc.Mapping):
@@ -118,9 +122,9 @@ def default_convert(data: Any) -> Any:
     if isinstance(data, Tensor):
         return data
     if isinstance(data, np.ndarray):
-        return data if data.dtype.kind in "OSUV" else ember.as_tensor(data)
+        return data if data.dtype.kind in "OSUV" else as_tensor(data)
     if isinstance(data, np.generic):
-        return data if data.dtype.kind in "OSUV" else ember.as_tensor(data)
+        return data if data.dtype.kind in "OSUV" else as_tensor(data)
     if isinstance(data, (str, bytes)):
         return data
     if isinstance(data, collections.abc.Mapping):

@@ -33,9 +33,11 @@ from typing import Any
 
 import numpy as np
 
-import ember
 from ember._core.storage import Storage
 
+from ..._core import dtype as dtypes
+from ..._core.generator import manual_seed
+from ...ops import functional as F
 from ._collate import default_collate
 from .dataset import IterableDataset, TensorDataset
 
@@ -201,13 +203,13 @@ def _gather_rows(tensors: tuple, index: list, scope: Callable) -> list | None:
     if not index or not all(-n <= i < n for i in index):
         return None
     for t in tensors:
-        if t._requires_grad or t._storage._device.type != "cpu" or t._dtype is ember.string:
+        if t._requires_grad or t._storage._device.type != "cpu" or t._dtype is dtypes.string:
             return None
     rows = np.asarray(index, dtype=np.intp)
     batch = []
     with scope():  # a worker's batch is born in shared memory, as the stack would be
         for t in tensors:
-            out = ember.empty((len(index), *t._shape[1:]), dtype=t._dtype)
+            out = F.empty((len(index), *t._shape[1:]), dtype=t._dtype)
             np.take(t._host_array(), rows, axis=0, out=out._host_array())
             batch.append(out)
     return batch
@@ -377,7 +379,7 @@ def _seed_worker(base_seed: int, worker_id: int) -> int:
     ``base_seed + worker_id``; NumPy's is hashed from both); returns the seed."""
     seed = base_seed + worker_id
     random.seed(seed)
-    ember.manual_seed(seed % 2**64)
+    manual_seed(seed % 2**64)
     # NumPy's legacy seed takes 32-bit words: hash (worker, base seed) into four of them
     np.random.seed(np.random.SeedSequence([worker_id, base_seed]).generate_state(4))
     return seed

@@ -25,8 +25,9 @@ import weakref
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-import ember
-
+from ..._core import dtype as dtypes
+from ..._core.generator import Generator
+from ...ops import functional as F
 from ._collate import default_collate, default_convert
 from ._worker import (
     MP_STATUS_CHECK_INTERVAL,
@@ -97,7 +98,7 @@ class DataLoader:
         timeout: float = 0,
         worker_init_fn: Callable[[int], None] | None = None,
         multiprocessing_context: str | Any | None = None,
-        generator: ember.Generator | None = None,
+        generator: Generator | None = None,
         *,
         prefetch_factor: int | None = None,
         persistent_workers: bool = False,
@@ -239,8 +240,8 @@ class DataLoader:
             yield batch
 
 
-def _draw_base_seed(generator: ember.Generator | None) -> int:
-    return int(ember.randint(0, 2**63 - 1, (), dtype=ember.int64, generator=generator).item())
+def _draw_base_seed(generator: Generator | None) -> int:
+    return int(F.randint(0, 2**63 - 1, (), dtype=dtypes.int64, generator=generator).item())
 
 
 # Iterators with live workers, shut down at interpreter exit before multiprocessing's own

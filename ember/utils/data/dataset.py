@@ -15,8 +15,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate
 from typing import Any
 
-import ember
 from ember._core.tensor import Tensor
+
+from ..._core.generator import Generator, default_generator
+from ...ops import functional as F
 
 __all__ = ["ConcatDataset", "Dataset", "IterableDataset", "Subset", "TensorDataset", "random_split"]
 
@@ -139,7 +141,7 @@ def _lengths_from_fractions(fractions: Sequence[float], n: int) -> list[int]:
     return lengths
 
 
-def random_split(dataset: Any, lengths: Sequence[int | float], generator: ember.Generator | None = None) -> list[Subset]:
+def random_split(dataset: Any, lengths: Sequence[int | float], generator: Generator | None = None) -> list[Subset]:
     """Split ``dataset`` into disjoint random subsets of the given lengths (or fractions summing to 1).
 
     >>> a, b = ember.utils.data.random_split(range(10), [0.7, 0.3], generator=ember.Generator().manual_seed(0))
@@ -151,8 +153,8 @@ def random_split(dataset: Any, lengths: Sequence[int | float], generator: ember.
     if sum(lengths) != len(dataset):
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
     if generator is None:
-        generator = ember.default_generator
-    indices = ember.randperm(sum(lengths), generator=generator).tolist()
+        generator = default_generator
+    indices = F.randperm(sum(lengths), generator=generator).tolist()
     return [
         Subset(dataset, indices[offset - length : offset]) for offset, length in zip(accumulate(lengths), lengths, strict=False)
     ]

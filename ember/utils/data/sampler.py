@@ -9,16 +9,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence, Sized
 from typing import Any
 
-import ember
+from ..._core import dtype as dtypes
+from ..._core.generator import Generator
+from ...ops import functional as F
 
 __all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler", "SubsetRandomSampler"]
 
 
-def _fresh_generator() -> ember.Generator:
+def _fresh_generator() -> Generator:
     # Without a generator, seed a private one from the global RNG: ember.manual_seed still
     # makes the order reproducible, and each pass over the data gets a new order.
-    seed = int(ember.randint(0, 2**62, ()).item())
-    return ember.Generator().manual_seed(seed)
+    seed = int(F.randint(0, 2**62, ()).item())
+    return Generator().manual_seed(seed)
 
 
 class Sampler:
@@ -61,7 +63,7 @@ class RandomSampler(Sampler):
         data_source: Sized,
         replacement: bool = False,
         num_samples: int | None = None,
-        generator: ember.Generator | None = None,
+        generator: Generator | None = None,
     ) -> None:
         self.data_source = data_source
         self.replacement = replacement
@@ -82,13 +84,13 @@ class RandomSampler(Sampler):
         if self.replacement:
             # draw in chunks of 32, like PyTorch, so a long epoch does not allocate one huge tensor
             for _ in range(self.num_samples // 32):
-                yield from ember.randint(high=n, size=(32,), dtype=ember.int64, generator=generator).tolist()
-            yield from ember.randint(high=n, size=(self.num_samples % 32,), dtype=ember.int64, generator=generator).tolist()
+                yield from F.randint(high=n, size=(32,), dtype=dtypes.int64, generator=generator).tolist()
+            yield from F.randint(high=n, size=(self.num_samples % 32,), dtype=dtypes.int64, generator=generator).tolist()
         else:
             # num_samples may exceed n: whole permutations, then the head of one more
             for _ in range(self.num_samples // n):
-                yield from ember.randperm(n, generator=generator).tolist()
-            yield from ember.randperm(n, generator=generator).tolist()[: self.num_samples % n]
+                yield from F.randperm(n, generator=generator).tolist()
+            yield from F.randperm(n, generator=generator).tolist()[: self.num_samples % n]
 
     def __len__(self) -> int:
         return self.num_samples
@@ -101,13 +103,13 @@ class SubsetRandomSampler(Sampler):
     [3, 5, 7]
     """
 
-    def __init__(self, indices: Sequence[int], generator: ember.Generator | None = None) -> None:
+    def __init__(self, indices: Sequence[int], generator: Generator | None = None) -> None:
         self.indices = indices
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
         generator = self.generator if self.generator is not None else _fresh_generator()
-        for i in ember.randperm(len(self.indices), generator=generator).tolist():
+        for i in F.randperm(len(self.indices), generator=generator).tolist():
             yield self.indices[i]
 
     def __len__(self) -> int:
