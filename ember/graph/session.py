@@ -10,7 +10,6 @@ in the session, so they persist from one ``run`` to the next.
 from __future__ import annotations
 
 import contextlib
-import threading
 
 import numpy as np
 
@@ -18,13 +17,14 @@ from .._core import dtype as _dt
 from .._core.tensor import Tensor
 from ..dispatch.interpreter import EAGER, interpreter_scope
 from ..interop.numpy import from_numpy
-from .graph import Graph, Operation, get_default_graph, in_graph_scope
+from .graph import Graph, Operation, get_default_graph, in_graph_scope, pop_default_session, push_default_session
 from .lazy import is_tracing
-from .plan import Plan
-from .session_arrays import specialize
+from .passes import optimize as run_passes
+from .run.plan import Plan
+from .run.specialize import specialize
 from .tensor import GraphTensor
 
-__all__ = ["InteractiveSession", "Session", "get_default_session"]
+__all__ = ["InteractiveSession", "Session", "compile_plan"]
 
 
 class _Fetch:
@@ -100,7 +100,7 @@ class Session:
     def __init__(self, target: str = "", graph: Graph | None = None, config=None, *, optimize: bool = True, specialize: bool = True) -> None:
         """``optimize``: plans run on the graph after the passes (``ember.graph.optimize``);
         ``specialize``: each run's plan becomes a static array plan for its fed shapes where it
-        can (``session_arrays.py``). Both on by default; off gives the plain node-by-node executor."""
+        can (``run/specialize.py``). Both on by default; off gives the plain node-by-node executor."""
         if target:
             raise ValueError(f"Session(): remote targets are not supported here (target={target!r}); use ''")
         # A session made outside any graph scope, with the process's default graph empty,
@@ -143,7 +143,7 @@ class Session:
         if cached is None:
             fetch = _Fetch(graph, fetches)
             feeds = [_feed_target(graph, k) for k in feed_keys]
-            plan = _compile_plan(graph, fetch, feeds, self._optimize)
+            plan = compile_plan(graph, fetch.tensors, fetch.ops, feeds, self._optimize)
             plan.check_feeds = _missing_feed_check(plan, feeds)
             cached = (fetch, feeds, plan)
             if key is not None:
@@ -191,7 +191,7 @@ class Session:
     def as_default(self):
         """Make this the default session (for ``Tensor.eval`` and ``Operation.run``) in the block;
         with a graph, also its default graph."""
-        _SESSIONS.stack.append(self)
+        push_default_session(self)
         try:
             if self._graph is not None and not (in_graph_scope() and get_default_graph() is self._graph):
                 with self._graph.as_default():
@@ -199,7 +199,7 @@ class Session:
             else:
                 yield self
         finally:
-            _SESSIONS.stack.pop()
+            pop_default_session()
 
     def __repr__(self) -> str:
         return f"<ember.Session graph={self._graph!r}{' closed' if self._closed else ''}>"
@@ -210,33 +210,11 @@ class InteractiveSession(Session):
 
     def __init__(self, target: str = "", graph: Graph | None = None, config=None, **options) -> None:
         super().__init__(target, graph, config, **options)
-        _SESSIONS.stack.append(self)
+        push_default_session(self)
 
     def close(self) -> None:
-        if self in _SESSIONS.stack:
-            _SESSIONS.stack.remove(self)
+        pop_default_session(self)
         super().close()
-
-
-class _Sessions(threading.local):
-    def __init__(self) -> None:
-        self.stack: list = []
-
-
-_SESSIONS = _Sessions()
-
-
-def get_default_session() -> Session | None:
-    return _SESSIONS.stack[-1] if _SESSIONS.stack else None
-
-
-def _session_for(graph: Graph, session: Session | None, what: str) -> Session:
-    session = session or get_default_session()
-    if session is None:
-        raise ValueError(f"Cannot evaluate tensor using `{what}`: No default session is registered. Use `with sess.as_default()` or pass an explicit session")
-    if session._graph is not None and session._graph is not graph:
-        raise ValueError("Cannot use the given session to evaluate tensor: the tensor's graph is different from the session's graph.")
-    return session
 
 
 # -- fetch and feed helpers --------------------------------------------------------------
@@ -337,10 +315,11 @@ def _to_numpy(value, fresh: bool):
     return array
 
 
-def _compile_plan(graph, fetch, feeds, optimize: bool) -> Plan:
+def compile_plan(graph: Graph, fetch_tensors: list, target_ops: list, feeds: list, optimize: bool = True) -> Plan:
+    """The plan computing ``fetch_tensors`` and running ``target_ops`` with ``feeds`` fed: on the
+    copy of ``graph`` that the passes optimized (``ember.graph.optimize``), unless ``optimize``
+    is False."""
     if not optimize:
-        return Plan(graph, fetch.tensors, fetch.ops, feeds)
-    from .passes import optimize as run_passes
-
-    new, tmap = run_passes(graph, fetch.tensors + fetch.ops, feeds)
-    return Plan(new, [tmap[id(t)] for t in fetch.tensors], [tmap[id(o)] for o in fetch.ops], [tmap[id(t)] for t in feeds])
+        return Plan(graph, fetch_tensors, target_ops, feeds)
+    new, tmap = run_passes(graph, fetch_tensors + target_ops, feeds)
+    return Plan(new, [tmap[id(t)] for t in fetch_tensors], [tmap[id(o)] for o in target_ops], [tmap[id(t)] for t in feeds])

@@ -11,7 +11,8 @@ import pytest
 
 import ember
 from ember.dispatch import OP_REGISTRY, dispatch
-from ember.graph.fused_elementwise import FusedProgram, is_elementwise
+from ember.graph.elementwise import is_elementwise
+from ember.graph.run.fused import FusedProgram
 
 OPS = OP_REGISTRY
 

@@ -293,3 +293,4 @@ def test_slices_computed_from_unknown_sizes_are_evaluated_per_run():
         for n in (2, 6):
             feed = np.arange(2 * n, dtype=np.float32).reshape(n, 2)
             np.testing.assert_array_equal(sess.run(first_half, {x: feed}), feed[: n // 2])
+

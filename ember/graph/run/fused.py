@@ -49,61 +49,24 @@ array); the result is bit-identical (NaN and signed zeros included).
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from .._core import dtype as _dt
-from .._core.allocator import HUGE_PAGE_THRESHOLD, get_allocator
-from ..dispatch.opexpr import OP_REGISTRY, OpExpr
+from ..._core import dtype as _dt
+from ..._core.allocator import HUGE_PAGE_THRESHOLD, get_allocator
+from ...dispatch.opexpr import OpExpr
+from ...ops import functional as F
+from ..elementwise import is_elementwise
 
-__all__ = ["CHUNK_BYTES", "FusedProgram", "is_elementwise"]
+__all__ = ["CHUNK_BYTES", "FusedProgram"]
 
 # The scratch buffer of one value in one chunk: 1 MiB (256K float32). Measured on 16M float32
 # chains: 16K float32 per chunk ~1.5x slower (per-chunk Python overhead), 64K ~1.2x, 256K (this) to 1M alike.
 CHUNK_BYTES = 1 << 20
 _PLAN_CACHE_LIMIT = 16
-
-# ---------------------------------------------------------------------------------------
-# which primitives are elementwise
-
-_FAMILY: frozenset[str] | None = None
-
-
-def _elementwise_family() -> frozenset[str]:
-    global _FAMILY
-    if _FAMILY is None:
-        from ..ops.schema import load_schema
-
-        _FAMILY = frozenset(p for e in load_schema() if e.family == "elementwise" for p in e.primitives)
-    return _FAMILY
-
-
-def is_elementwise(op: OpExpr) -> bool:
-    """Whether the primitive ``op`` computes ``out[i]`` from ``inputs[i]`` only (inputs
-    broadcast to the output's shape), so that it can run on any slice of its output.
-
-    The criterion, derived from the op system rather than listed: the primitive is dispatched
-    by an entry of the ``elementwise`` schema family (``ember/ops/schema.yaml``: unary and binary
-    math, comparisons, ``where``, ``clamp``, ``lerp``, ``isclose``... with their ``*_scalar``
-    variants), and it is computed, not a view (``real``/``imag`` are metadata views), has one
-    output, at least one tensor input, and a CPU kernel. Reductions, shape ops, linear algebra
-    and ``nn`` ops (``softmax``, ``dropout``) are other families. A program built from it checks
-    the rest with the step's actual attributes: its inferred shape must be the broadcast of its
-    inputs' shapes.
-    """
-    return (
-        isinstance(op, OpExpr)
-        and op.name in _elementwise_family()
-        and OP_REGISTRY.get(op.name) is op
-        and op.view is None
-        and op.infer is not None
-        and len(op.outputs) == 1
-        and len(op.inputs) >= 1
-        and "cpu" in op.kernels
-    )
-
 
 # ---------------------------------------------------------------------------------------
 # kernels
@@ -225,17 +188,13 @@ def _compile(plan: list):
 
 
 _EXECUTOR = None
-
-
 _EXECUTOR_PID = None
 
 
 def _executor():
     global _EXECUTOR, _EXECUTOR_PID
-    import os
-
     if _EXECUTOR is None or os.getpid() != _EXECUTOR_PID:  # a forked child has the object but not its threads
-        from concurrent.futures import ThreadPoolExecutor
+        from concurrent.futures import ThreadPoolExecutor  # on first threaded call: importing it costs `import ember` ~10 ms
 
         _EXECUTOR = ThreadPoolExecutor(max_workers=max(1, (os.cpu_count() or 2) - 1), thread_name_prefix="ember-fused")
         _EXECUTOR_PID = os.getpid()
@@ -282,8 +241,6 @@ class FusedProgram:
     def __init__(
         self, steps: Sequence, inputs: Sequence, outputs: Sequence[int], *, chunk_bytes: int = CHUNK_BYTES, threads: int = 1
     ) -> None:
-        import ember  # the functional API (meta tensors for inference) is built after this module's package
-
         self.input_specs = [(tuple(int(d) for d in shape), dtype) for shape, dtype in inputs]
         n_in = len(self.input_specs)
         outputs = [int(o) for o in outputs]
@@ -293,7 +250,7 @@ class FusedProgram:
             raise ValueError(f"FusedProgram: outputs name a step twice: {outputs}")
 
         # 1. inference, step by step, on meta tensors
-        metas = [ember.empty(shape, dtype=dtype, device="meta") for shape, dtype in self.input_specs]
+        metas = [F.empty(shape, dtype=dtype, device="meta") for shape, dtype in self.input_specs]
         specs = list(self.input_specs)  # (shape, dtype) per value: inputs, then steps
         parsed = []
         for j, step in enumerate(steps):
@@ -324,7 +281,7 @@ class FusedProgram:
                     f"FusedProgram: step {j} ({op.name}) gives shape {shape}, not the broadcast {expected} of its inputs: not elementwise"
                 )
             specs.append((shape, dtype))
-            metas.append(ember.empty(shape, dtype=dtype, device="meta"))
+            metas.append(F.empty(shape, dtype=dtype, device="meta"))
             parsed.append((op, ids, attrs))
         for o in outputs:
             if not 0 <= o < len(parsed):
