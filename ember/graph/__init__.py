@@ -16,7 +16,7 @@ The package is built in floors; a module imports only from the floors below it:
    arrays), ``specialize.py`` (a plan per fed shapes), ``row_split.py``, ``fused.py`` (a chain
    of elementwise kernels as one program);
 4. ``passes/``: graph rewrites (the fusion pass makes ``run/fused.py`` programs);
-5. ``gradients.py``, then ``session.py`` (Session),
+5. ``gradients.py``, then ``session.py`` (Session and its feed/fetch conversion registry),
    then ``compile.py`` (``ember.compile``);
 6. ``train.py``, ``summary.py``.
 """
@@ -36,7 +36,7 @@ from .graph import (
 )
 from .passes import optimize
 from .run.plan import FailedPreconditionError
-from .session import InteractiveSession, Session
+from .session import InteractiveSession, Session, register_session_run_conversion_functions
 from .sources import (
     Variable,
     assign,
@@ -85,6 +85,7 @@ __all__ = [
     "optimize",
     "placeholder",
     "placeholder_with_default",
+    "register_session_run_conversion_functions",
     "reset_default_graph",
     "summary",
     "to_dot",

@@ -1,4 +1,9 @@
-"""``SparseTensor`` (TensorFlow's COO) and ``SparseTensorValue`` (what a Session returns for it)."""
+"""``SparseTensor`` (TensorFlow's COO) and ``SparseTensorValue`` (what a Session returns for it).
+
+Importing this module registers SparseTensor with ``Session.run`` (graph mode's feed/fetch
+conversion registry): fetched, it gives a ``SparseTensorValue``; fed a ``SparseTensorValue``
+(or an ``(indices, values, dense_shape)`` tuple), it feeds its component tensors.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ from .._core import dtype as _dt
 from .._core.tensor import Tensor, tensor
 from ..dispatch.interpreter import current_interpreter
 from ..graph.graph import session_for
+from ..graph.session import register_session_run_conversion_functions
 from ..graph.symbolic import TensorShape
 from ..kernels.cpu.sparse import check_indices
 from .primitives import is_known, is_symbolic
@@ -245,3 +251,19 @@ def as_sparse(x, op: str, arg: str = "sp_input") -> SparseTensor:
         return SparseTensor.from_value(x)
     raise TypeError(f"{op}(): argument '{arg}' must be a SparseTensor, got {type(x).__name__}")
 
+
+def _fetch_components(sp: SparseTensor) -> tuple[list, object]:
+    return [sp.indices, sp.values, sp.dense_shape], lambda values: SparseTensorValue(*values)
+
+
+def _feed_components(sp: SparseTensor, value) -> list:
+    if isinstance(value, SparseTensor) or not (isinstance(value, tuple) and len(value) == 3):
+        raise TypeError(f"A SparseTensor is fed a SparseTensorValue or an (indices, values, dense_shape) tuple, got {type(value).__name__}")
+    indices, values, dense_shape = value
+    pairs = [(sp.indices, indices), (sp.values, values)]
+    if sp.dense_shape.op.type != "Const":  # a fully known dense shape is a constant of the graph
+        pairs.append((sp.dense_shape, dense_shape))
+    return pairs
+
+
+register_session_run_conversion_functions(SparseTensor, _fetch_components, _feed_components)
