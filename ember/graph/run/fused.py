@@ -31,9 +31,9 @@ One pass of ``np.add(a, b, out=o)`` takes 6.3 ms, so streaming 3 inputs and 1 ou
 ~1.2x slower than 256K (Python's per-chunk calls), 512K-1M no better. 64x200 float32 (one
 chunk): 9 us, NumPy step by step 10.3 us, ember eager 22 us.
 
-One kernel is specialized: ``relu`` computes ``maximum(x, zeros)`` against a preallocated zero
-chunk, since NumPy's ``maximum`` against a 0-d zero has no SIMD loop (3x slower than against an
-array); the result is bit-identical (NaN and signed zeros included).
+Every step runs its op's own CPU kernel, so a fused chain computes exactly what eager mode
+computes, and a kernel made faster is faster here too (``relu``'s compares against cached zero
+rows: NumPy's ``maximum`` against a 0-d zero has no SIMD loop).
 
 >>> import numpy as np, ember
 >>> from ember.dispatch import OP_REGISTRY as ops
@@ -55,9 +55,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ..._core import dtype as _dt
 from ..._core.allocator import HUGE_PAGE_THRESHOLD, get_allocator
-from ...dispatch.opexpr import OpExpr
 from ...ops import functional as F
 from ..elementwise import is_elementwise
 
@@ -70,11 +68,6 @@ _PLAN_CACHE_LIMIT = 16
 
 # ---------------------------------------------------------------------------------------
 # kernels
-
-
-def _relu_zeros(outs, ins, attrs):
-    # ins = (x, zeros of x's shape and dtype): maximum against an array has a SIMD loop
-    np.maximum(ins[0], ins[1], out=outs[0])
 
 
 def _contiguous_inputs(kernel):
@@ -156,8 +149,8 @@ class _Scratch:
     __slots__ = ("chunk_flat", "chunk_views", "whole")
 
     def __init__(self, whole_keys, chunk_keys, chunk_elems):
-        self.whole = [np.zeros(shape, dt) if zero else np.empty(shape, dt) for zero, shape, dt in whole_keys]
-        self.chunk_flat = [np.zeros(chunk_elems, dt) if zero else np.empty(chunk_elems, dt) for zero, dt in chunk_keys]
+        self.whole = [np.empty(shape, dt) for shape, dt in whole_keys]
+        self.chunk_flat = [np.empty(chunk_elems, dt) for dt in chunk_keys]
         self.chunk_views: dict[tuple, list] = {}
 
     def views(self, shape: tuple) -> list:
@@ -350,11 +343,10 @@ class FusedProgram:
         a step whose operand dies there writes over it (in place, exactly aliased, which every
         elementwise kernel supports: eager in-place ops do the same)."""
         take, release = _slot_allocator(keys)
-        consts: dict = {}
 
-        def key(v, zero=False):
+        def key(v):
             shape, dtype = specs[v]
-            return (zero, shape, dtype.numpy_dtype) if whole else (zero, dtype.numpy_dtype)
+            return (shape, dtype.numpy_dtype) if whole else dtype.numpy_dtype
 
         plan = []
         for j in order:
@@ -365,28 +357,11 @@ class FusedProgram:
                     release(key(i), frame_of[i] - base)
             if v not in out_index:
                 frame_of[v] = base + take(key(v))
-            ins = [frame_of[i] for i in ids]
-            kernel = self._kernel(op, [specs[i][1] for i in ids], specs[v][1])
-            if kernel is _relu_zeros:  # a zero constant of the result's shape, shared, never written
-                k = key(v, zero=True)
-                if k not in consts:
-                    keys.append(k)
-                    consts[k] = base + len(keys) - 1
-                ins.append(consts[k])
-            plan.append((kernel, tuple(ins), frame_of[v], attrs))
+            kernel = op.kernels["cpu"]  # the op's own kernel, as eager mode runs it
+            if not op.strided:
+                kernel = _contiguous_inputs(kernel)
+            plan.append((kernel, tuple(frame_of[i] for i in ids), frame_of[v], attrs))
         return plan
-
-    @staticmethod
-    def _kernel(op: OpExpr, in_dtypes: list, out_dtype: _dt.DType):
-        if (
-            op.name == "relu"
-            and in_dtypes[0] is out_dtype
-            and out_dtype.numpy_dtype.kind in "iuf"
-            and out_dtype is not _dt.bfloat16
-        ):
-            return _relu_zeros
-        kernel = op.kernels["cpu"]
-        return kernel if op.strided else _contiguous_inputs(kernel)
 
     # -----------------------------------------------------------------------------------
 
