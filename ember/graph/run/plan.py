@@ -146,7 +146,7 @@ class Plan:
             id(t) not in fed_ids and (t._op.type == "Fused" or (t._op.op_expr is not None and t._op.op_expr.view is None)) for t in fetch_tensors
         )
         self.nslots = len(slots)
-        self.specialised: dict = {}  # fed shapes -> a static runner (session_arrays.py), or None
+        self.specialised: dict = {}  # fed shapes -> a static runner (specialize.py), or None
         self.template = [None] * self.nslots
         for s, value in consts.items():
             self.template[s] = value
