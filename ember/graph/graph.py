@@ -414,6 +414,7 @@ def get_default_session():
 
 
 def push_default_session(session) -> None:
+    """Make ``session`` this thread's default session until it is popped."""
     _SESSIONS.stack.append(session)
 
 
