@@ -20,7 +20,7 @@ from harness import Compare, case, torch
 
 import ember
 from ember.dispatch import OP_REGISTRY
-from ember.graph.fused_elementwise import FusedProgram
+from ember.graph.run.fused import FusedProgram
 
 LARGE = 16 << 20  # 16M float32 = 64 MiB per tensor
 HALF = np.float32(0.5)

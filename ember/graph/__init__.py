@@ -3,14 +3,41 @@
 Inside ``with graph.as_default():`` the lazy interpreter records every ember op as an
 Operation; a Session compiles what the fetches need into a plan and runs the same kernels as
 eager mode. See ``docs/architecture.md`` (graph mode) for the journey.
+
+The package is built in floors; a module imports only from the floors below it:
+
+1. ``symbolic.py`` (partial shapes), ``elementwise.py`` (which primitives are elementwise),
+   ``export.py`` + ``proto/`` (GraphDef and DOT of a graph, read through its attributes);
+2. the IR and recording: ``tensor.py`` (GraphTensor, the values), ``lazy.py`` (the lazy
+   interpreter, which records into any graph it is given), ``graph.py`` (Operation, Graph,
+   names and scopes, the default graph and the default session; ``as_default`` installs the
+   lazy interpreter), ``sources.py`` (constants, placeholders, variables);
+3. executors, ``run/``: ``plan.py`` (the general one), ``static.py`` (kernels on planned
+   arrays), ``specialize.py`` (a plan per fed shapes), ``row_split.py``, ``fused.py`` (a chain
+   of elementwise kernels as one program);
+4. ``passes/``: graph rewrites (the fusion pass makes ``run/fused.py`` programs);
+5. ``gradients.py``, then ``session.py`` (Session and its feed/fetch conversion registry),
+   then ``compile.py`` (``ember.compile``);
+6. ``train.py``, ``summary.py``.
 """
 
 from . import summary, train
 from .compile import CompiledFunction, compile  # noqa: A004 - ember.compile, as torch.compile
 from .export import to_dot, write_graph
 from .gradients import gradients
-from .graph import Graph, Operation, control_dependencies, get_default_graph, name_scope, reset_default_graph
-from .ops import (
+from .graph import (
+    Graph,
+    Operation,
+    control_dependencies,
+    get_default_graph,
+    get_default_session,
+    name_scope,
+    reset_default_graph,
+)
+from .passes import optimize
+from .run.plan import FailedPreconditionError
+from .session import InteractiveSession, Session, register_session_run_conversion_functions
+from .sources import (
     Variable,
     assign,
     assign_add,
@@ -26,9 +53,6 @@ from .ops import (
     trainable_variables,
     variables_initializer,
 )
-from .passes import optimize
-from .plan import FailedPreconditionError
-from .session import InteractiveSession, Session, get_default_session
 from .symbolic import TensorShape
 from .tensor import GraphTensor, is_symbolic_tensor
 
@@ -61,6 +85,7 @@ __all__ = [
     "optimize",
     "placeholder",
     "placeholder_with_default",
+    "register_session_run_conversion_functions",
     "reset_default_graph",
     "summary",
     "to_dot",

@@ -7,7 +7,9 @@ ops are recorded as nodes like any others. Contributions to one tensor are summe
 
 from __future__ import annotations
 
+from ..ops import functional as F
 from .graph import Graph
+from .run.plan import data_inputs
 from .tensor import GraphTensor
 
 __all__ = ["gradients"]
@@ -46,8 +48,6 @@ def _differentiable(t) -> bool:
 
 def _between(ys: list, xs: list) -> set:
     """Operations on a path from an x to a y (data edges)."""
-    from .plan import data_inputs
-
     backward: set = set()
     stack = [y._op for y in ys]
     while stack:
@@ -89,8 +89,6 @@ def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None
         if len(grad_ys) != len(ys):
             raise ValueError(f"gradients(): passed {len(grad_ys)} grad_ys for {len(ys)} ys")
     stops = {id(t) for t in (stop_gradients or ())}
-    from .. import ones_like
-
     grads: dict = {}  # id(tensor) -> list of gradient tensors
 
     def add(t, g) -> None:
@@ -103,7 +101,7 @@ def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None
             if g is None:
                 if not _differentiable(y):
                     raise TypeError(f"gradients(): y {y.name} has dtype {y.dtype.name}; only floating and complex tensors have gradients")
-                g = ones_like(y)
+                g = F.ones_like(y)
             add(y, g)
         between = _between(ys, xs)
         x_ids = {id(x) for x in xs}
@@ -127,9 +125,7 @@ def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None
             if not any(needs):
                 continue
             if None in outs:
-                from .. import zeros
-
-                outs = [zeros(t._shape, dtype=t._dtype) if g is None else g for g, t in zip(outs, op.outputs, strict=True)]
+                outs = [F.zeros(t._shape, dtype=t._dtype) if g is None else g for g, t in zip(outs, op.outputs, strict=True)]
             with graph.name_scope(f"{op.name.rsplit('/', 1)[-1]}_grad"):
                 result = expr.derivative(_GraphContext(op, needs), *outs)
             result = result if isinstance(result, tuple) else (result,)

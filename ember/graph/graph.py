@@ -8,6 +8,14 @@ free suffix ("Const", "Const_1"); names and scopes share one table, compared in 
 
 ``graph.as_default()`` pushes the graph on this thread's stack and installs the lazy
 interpreter for the block, so every ember op called inside records a node instead of running.
+``Session.as_default()`` pushes a session on this thread's default-session stack, which lives
+here, below the Session, as in TensorFlow 1: ``Tensor.eval()`` and ``Operation.run()`` find
+their session without importing the module that defines it.
+
+The IR is two modules: ``tensor.py`` (the values) below the lazy interpreter, and this one
+(the graph that holds them) above it. The lazy interpreter records into whatever graph it is
+given through ``create_op`` and never imports this module, so ``as_default`` can install it
+with a plain import.
 """
 
 from __future__ import annotations
@@ -17,7 +25,24 @@ import re
 import threading
 from collections.abc import Iterator
 
-__all__ = ["Graph", "Operation", "get_default_graph", "name_scope", "control_dependencies", "reset_default_graph"]
+from ..dispatch.interpreter import interpreter_scope
+from .export import as_graph_def, node_def
+from .lazy import LazyInterpreter
+from .tensor import GraphTensor
+
+__all__ = [
+    "Graph",
+    "Operation",
+    "control_dependencies",
+    "get_default_graph",
+    "get_default_session",
+    "in_graph_scope",
+    "name_scope",
+    "pop_default_session",
+    "push_default_session",
+    "reset_default_graph",
+    "session_for",
+]
 
 _VALID_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
 _VALID_SCOPE = re.compile(r"^[A-Za-z0-9_.\\/>-]*$")
@@ -43,8 +68,6 @@ class Operation:
 
     @property
     def node_def(self):
-        from .export import node_def
-
         return node_def(self)
 
     def get_attr(self, name: str):
@@ -58,9 +81,11 @@ class Operation:
 
     def run(self, feed_dict=None, session=None) -> None:
         """Run this operation in ``session`` (default: the default session)."""
-        from .session import _session_for
+        self._evaluate(self, feed_dict, session, "Operation.run()")
 
-        _session_for(self.graph, session, "Operation.run()").run(self, feed_dict=feed_dict)
+    def _evaluate(self, fetch, feed_dict, session, what: str):
+        """``fetch`` (this operation or one of its outputs) run in ``session`` or the default one."""
+        return session_for(self.graph, session, what).run(fetch, feed_dict=feed_dict)
 
     def __repr__(self) -> str:
         return f'<ember.Operation "{self.name}" type={self.type}>'
@@ -193,8 +218,6 @@ class Graph:
         op_expr=None,
     ) -> Operation:
         """Add an operation; ``outputs`` is a list of (probe shape, static TensorShape, dtype)."""
-        from .tensor import GraphTensor
-
         self._check_not_finalized()
         if name is not None and not _VALID_NAME.match(name.rstrip("/")):
             raise ValueError(f"'{name}' is not a valid node name")
@@ -254,8 +277,6 @@ class Graph:
 
     def as_graph_element(self, obj, allow_tensor: bool = True, allow_operation: bool = True):
         """``obj`` (a tensor, an operation or a name) as an element of this graph."""
-        from .tensor import GraphTensor
-
         if isinstance(obj, str):
             if ":" in obj and allow_tensor:
                 return self.get_tensor_by_name(obj)
@@ -292,9 +313,6 @@ class Graph:
     @contextlib.contextmanager
     def as_default(self) -> Iterator[Graph]:
         """Make this the default graph of this thread, and record ops into it, for the block."""
-        from ..dispatch.interpreter import interpreter_scope
-        from .lazy import LazyInterpreter
-
         stack = _stack()
         stack.append(self)
         try:
@@ -305,8 +323,6 @@ class Graph:
 
     def as_graph_def(self, from_version: int | None = None, add_shapes: bool = False):
         """This graph as a TensorFlow ``GraphDef`` protobuf (see ``export.py``)."""
-        from .export import as_graph_def
-
         return as_graph_def(self, from_version=from_version, add_shapes=add_shapes)
 
     def __repr__(self) -> str:
@@ -329,8 +345,6 @@ def _default_name(op_type: str) -> str:
 
 
 def _as_operation(obj, where: str) -> Operation:
-    from .tensor import GraphTensor
-
     if isinstance(obj, Operation):
         return obj
     if isinstance(obj, GraphTensor):
@@ -382,3 +396,43 @@ def control_dependencies(control_inputs):
     """``get_default_graph().control_dependencies(control_inputs)``."""
     return get_default_graph().control_dependencies(control_inputs)
 
+
+# -- the default session: a thread-local stack (Session.as_default pushes on it) -------------
+
+
+class _Sessions(threading.local):
+    def __init__(self) -> None:
+        self.stack: list = []
+
+
+_SESSIONS = _Sessions()
+
+
+def get_default_session():
+    """The innermost ``Session.as_default()`` session of this thread, or None."""
+    return _SESSIONS.stack[-1] if _SESSIONS.stack else None
+
+
+def push_default_session(session) -> None:
+    """Make ``session`` this thread's default session until it is popped."""
+    _SESSIONS.stack.append(session)
+
+
+def pop_default_session(session=None) -> None:
+    """Remove ``session`` from this thread's stack (the innermost one when None)."""
+    stack = _SESSIONS.stack
+    if session is None:
+        stack.pop()
+    elif session in stack:
+        stack.remove(session)
+
+
+def session_for(graph: Graph, session, what: str):
+    """``session``, or the default one, checked to run elements of ``graph`` (``what`` names the
+    caller in the error)."""
+    session = session or get_default_session()
+    if session is None:
+        raise ValueError(f"Cannot evaluate tensor using `{what}`: No default session is registered. Use `with sess.as_default()` or pass an explicit session")
+    if session.graph is not None and session.graph is not graph:
+        raise ValueError("Cannot use the given session to evaluate tensor: the tensor's graph is different from the session's graph.")
+    return session

@@ -9,16 +9,23 @@ An in-place op (``relu_``, ``out=``) on a graph tensor is recorded as a new node
 the Python object is rebound to: graphs are dataflow, so "in place" means "the name now refers
 to the new value". Writes into views of graph tensors and into placeholders, constants and
 variables are refused (use ``Variable.assign``).
+
+The interpreter asks of its graph only ``create_op`` and the table of captured tensors, so this
+module sits below ``graph.py`` (whose ``Graph.as_default`` installs it) and imports only the
+values of the IR (``tensor.py``).
 """
 
 from __future__ import annotations
 
+from .._core.tensor import Tensor
 from ..dispatch.interpreter import _DEFAULT, EAGER, Interpreter, current_interpreter, interpreter_scope
-from ..dispatch.opexpr import OpExpr
-from .symbolic import PROBE, SymInt, TensorShape, looks_derived, unknown_dim
-from .tensor import GraphTensor, static_of
+from ..dispatch.opexpr import OpExpr, get_op
+from ..ops import functional as F
+from .elementwise import is_elementwise
+from .symbolic import PROBE, SymInt, TensorShape, looks_derived, static_of, unknown_dim
+from .tensor import GraphTensor, symbolic_storage
 
-__all__ = ["LazyInterpreter"]
+__all__ = ["LazyInterpreter", "const_node", "is_tracing"]
 
 _IMMUTABLE = {"Placeholder", "PlaceholderWithDefault", "Const", "VariableV2"}
 
@@ -73,13 +80,18 @@ class LazyInterpreter(Interpreter):
         hit = graph._captured.get(id(t))
         if hit is not None and hit[0] is t:
             return hit[1]
-        from .ops import _const_node
-
         with interpreter_scope(EAGER):  # a constant is the value now: later writes to t don't reach the graph
             value = t.detach().clone()
-        const = _const_node(graph, value, None)
+        const = const_node(graph, value, None)
         graph._captured[id(t)] = (t, const)
         return const
+
+
+def const_node(graph, value: Tensor, name: str | None) -> GraphTensor:
+    """A ``Const`` operation of ``graph`` holding the eager tensor ``value``; its output."""
+    shape = tuple(value._shape)
+    op = graph.create_op("Const", (), {"value": value, "dtype": value._dtype}, [(shape, TensorShape(shape), value._dtype)], name=name or "Const")
+    return op.outputs[0]
 
 
 def is_tracing() -> bool:
@@ -117,10 +129,8 @@ def _infer(op: OpExpr, inputs: tuple, attrs: dict) -> list:
 
 
 def _infer_with_ones(op: OpExpr, inputs: tuple, attrs: dict, error: Exception) -> tuple:
-    from .. import empty
-
     stand_ins = tuple(
-        empty(tuple(1 if isinstance(d, SymInt) else d for d in t._shape), dtype=t._dtype, device="meta") if _has_unknown(t) else t for t in inputs
+        F.empty(tuple(1 if isinstance(d, SymInt) else d for d in t._shape), dtype=t._dtype, device="meta") if _has_unknown(t) else t for t in inputs
     )
     try:
         if op.infer is not None:
@@ -145,8 +155,6 @@ def _unknown_rank(t) -> bool:
 def _unknown_rank_outputs(op: OpExpr, inputs: tuple, specs: list) -> list:
     """Only elementwise ops are defined on a tensor of unknown rank: their attributes cannot
     depend on a rank the functor never saw."""
-    from .fused_elementwise import is_elementwise
-
     if not is_elementwise(op):
         names = ", ".join(t.name for t in inputs if _unknown_rank(t))
         raise ValueError(
@@ -169,8 +177,6 @@ def _keep_view_layouts(op: OpExpr, inputs: tuple, attrs: dict, outputs: tuple) -
     """A view's outputs get the strides and offset eager mode would give them (over a storage
     as large as their base's), so functors decide view-or-copy on a graph tensor exactly as they
     will at run time (``reshape`` of a transposed tensor copies)."""
-    from .tensor import _symbolic_storage
-
     if any(_has_unknown(t) for t in inputs):
         return  # unknown sizes: layouts are only known at run time; the plan copies where a view fails
     views = op.view(attrs, *inputs)
@@ -178,7 +184,7 @@ def _keep_view_layouts(op: OpExpr, inputs: tuple, attrs: dict, outputs: tuple) -
     for out, v in zip(outputs, views, strict=True):
         out._stride = tuple(v._stride)
         out._offset = v._offset
-        storage = _symbolic_storage((base._nbytes // max(out._dtype.itemsize, 1),), out._dtype, out.name)
+        storage = symbolic_storage((base._nbytes // max(out._dtype.itemsize, 1),), out._dtype, out.name)
         out._storage = storage
 
 
@@ -210,8 +216,6 @@ def _check_rebindable(op: OpExpr, out, graph) -> None:
 
 
 def _cast_node(graph, t, dtype):
-    from ..dispatch.opexpr import get_op
-
     cast = get_op("_to_copy")
     attrs = {"dtype": dtype}
     return graph.create_op(cast.name, (t,), attrs, _infer(cast, (t,), attrs), op_expr=cast).outputs[0]

@@ -5,12 +5,15 @@ namedtuples nesting them, and returns the same structure of NumPy values (an ope
 None, a 0-d result a NumPy scalar such as ``numpy.float32``). Each distinct (fetches, fed
 tensors) signature compiles once into a ``Plan``; later runs reuse it. Variables' values live
 in the session, so they persist from one ``run`` to the next.
+
+Composite types made of graph tensors (``ember.sparse.SparseTensor``) are fetched and fed
+through :func:`register_session_run_conversion_functions` (TensorFlow 1's name): the part that
+defines the type registers how it expands, so this module needs no knowledge of it.
 """
 
 from __future__ import annotations
 
 import contextlib
-import threading
 
 import numpy as np
 
@@ -18,13 +21,72 @@ from .._core import dtype as _dt
 from .._core.tensor import Tensor
 from ..dispatch.interpreter import EAGER, interpreter_scope
 from ..interop.numpy import from_numpy
-from .graph import Graph, Operation, get_default_graph, in_graph_scope
+from .graph import Graph, Operation, get_default_graph, in_graph_scope, pop_default_session, push_default_session
 from .lazy import is_tracing
-from .plan import Plan
-from .session_arrays import specialize
+from .passes import optimize as run_passes
+from .run.plan import Plan
+from .run.specialize import specialize
 from .tensor import GraphTensor
 
-__all__ = ["InteractiveSession", "Session", "get_default_session"]
+__all__ = ["InteractiveSession", "Session", "compile_plan", "register_session_run_conversion_functions"]
+
+
+# -- composite fetches and feeds ---------------------------------------------------------------
+
+_CONVERSIONS: list = []  # (type, fetch_function, feed_function), latest registration first
+_FEED_TYPES: tuple = ()  # the registered types that can be fed: one isinstance per feed key
+
+
+def register_session_run_conversion_functions(tensor_type: type, fetch_function, feed_function=None) -> None:
+    """Teach ``Session.run`` to fetch (and feed) ``tensor_type``, a composite of graph tensors.
+
+    ``fetch_function(fetch)`` returns ``(component fetches, contract)``: the session fetches the
+    components and returns ``contract(their values)``. ``feed_function(key, value)``, if given,
+    returns the ``(component tensor, value)`` pairs that feeding ``value`` for ``key`` means.
+    ``ember.sparse`` registers ``SparseTensor`` this way. A type is registered once.
+
+    >>> import ember
+    >>> class Pair:
+    ...     def __init__(self, first, second):
+    ...         self.first, self.second = first, second
+    >>> register_session_run_conversion_functions(
+    ...     Pair, lambda p: ([p.first, p.second], tuple), lambda p, value: [(p.first, value[0]), (p.second, value[1])])
+    >>> with ember.Graph().as_default() as g:
+    ...     pair = Pair(ember.placeholder(ember.float32, shape=()), ember.placeholder(ember.float32, shape=()))
+    ...     total = pair.first + pair.second
+    >>> ember.Session(graph=g).run([total, pair], feed_dict={pair: (1.0, 2.0)})
+    [np.float32(3.0), (np.float32(1.0), np.float32(2.0))]
+    """
+    global _FEED_TYPES
+    if not isinstance(tensor_type, type):
+        raise TypeError(f"register_session_run_conversion_functions(): tensor_type must be a class, got {type(tensor_type).__name__}")
+    if not callable(fetch_function) or (feed_function is not None and not callable(feed_function)):
+        raise TypeError("register_session_run_conversion_functions(): fetch_function and feed_function must be callable")
+    for registered, _, _ in _CONVERSIONS:
+        if issubclass(registered, tensor_type):
+            raise ValueError(f"{tensor_type.__name__} is already registered with Session.run (as {registered.__name__})")
+    _CONVERSIONS.insert(0, (tensor_type, fetch_function, feed_function))
+    _FEED_TYPES = tuple(kind for kind, _, feed in _CONVERSIONS if feed is not None)
+
+
+def _conversion(obj):
+    for kind, fetch_function, feed_function in _CONVERSIONS:
+        if isinstance(obj, kind):
+            return fetch_function, feed_function
+    return None
+
+
+def _expand_feeds(feed_dict: dict) -> dict:
+    """A feed dict whose composite keys (of registered types) feed their component tensors."""
+    out = {}
+    for key, value in feed_dict.items():
+        if not isinstance(key, _FEED_TYPES):
+            out[key] = value
+            continue
+        _, feed_function = _conversion(key)
+        for component, component_value in feed_function(key, value):
+            out[component] = component_value
+    return out
 
 
 class _Fetch:
@@ -50,11 +112,11 @@ class _Fetch:
             parts = {k: self._parse(graph, v) for k, v in fetch.items()}
             kind = type(fetch)
             return lambda values: kind((k, p(values)) for k, p in parts.items())
-        if _is_sparse(fetch):
-            from ..sparse import SparseTensorValue
-
-            parts = [self._parse(graph, t) for t in (fetch.indices, fetch.values, fetch.dense_shape)]
-            return lambda values: SparseTensorValue(*[p(values) for p in parts])
+        conversion = _conversion(fetch) if _CONVERSIONS else None
+        if conversion is not None:
+            components, contract = conversion[0](fetch)
+            parts = [self._parse(graph, f) for f in components]
+            return lambda values: contract([p(values) for p in parts])
         element = _element(graph, fetch)
         if isinstance(element, Operation):
             self.ops.append(element)
@@ -62,27 +124,6 @@ class _Fetch:
         i = len(self.tensors)
         self.tensors.append(element)
         return lambda values: values[i]
-
-
-def _is_sparse(obj) -> bool:
-    return type(obj).__name__ == "SparseTensor" and hasattr(obj, "dense_shape")
-
-
-def _expand_sparse_feeds(feed_dict: dict) -> dict:
-    """A SparseTensor key fed a SparseTensorValue (or an (indices, values, dense_shape) triple)
-    feeds its three component tensors."""
-    out = {}
-    for key, value in feed_dict.items():
-        if not _is_sparse(key):
-            out[key] = value
-            continue
-        if _is_sparse(value) or not (isinstance(value, tuple) and len(value) == 3):
-            raise TypeError(f"A SparseTensor is fed a SparseTensorValue or an (indices, values, dense_shape) tuple, got {type(value).__name__}")
-        indices, values, dense_shape = value
-        out[key.indices], out[key.values] = indices, values
-        if key.dense_shape.op.type != "Const":  # a fully known dense shape is a constant of the graph
-            out[key.dense_shape] = dense_shape
-    return out
 
 
 def _element(graph: Graph, fetch):
@@ -100,7 +141,7 @@ class Session:
     def __init__(self, target: str = "", graph: Graph | None = None, config=None, *, optimize: bool = True, specialize: bool = True) -> None:
         """``optimize``: plans run on the graph after the passes (``ember.graph.optimize``);
         ``specialize``: each run's plan becomes a static array plan for its fed shapes where it
-        can (``session_arrays.py``). Both on by default; off gives the plain node-by-node executor."""
+        can (``run/specialize.py``). Both on by default; off gives the plain node-by-node executor."""
         if target:
             raise ValueError(f"Session(): remote targets are not supported here (target={target!r}); use ''")
         # A session made outside any graph scope, with the process's default graph empty,
@@ -136,14 +177,14 @@ class Session:
         if graph is None:
             graph = self._graph = _first_graph(fetches) or get_default_graph()
         key = _fetch_key(fetches)
-        if feed_dict and any(_is_sparse(k) for k in feed_dict):
-            feed_dict = _expand_sparse_feeds(feed_dict)
+        if feed_dict and _FEED_TYPES and any(isinstance(k, _FEED_TYPES) for k in feed_dict):
+            feed_dict = _expand_feeds(feed_dict)
         feed_keys = () if not feed_dict else tuple(feed_dict)
         cached = self._plans.get((key, tuple(map(_feed_key, feed_keys)), graph.version)) if key is not None else None
         if cached is None:
             fetch = _Fetch(graph, fetches)
             feeds = [_feed_target(graph, k) for k in feed_keys]
-            plan = _compile_plan(graph, fetch, feeds, self._optimize)
+            plan = compile_plan(graph, fetch.tensors, fetch.ops, feeds, self._optimize)
             plan.check_feeds = _missing_feed_check(plan, feeds)
             cached = (fetch, feeds, plan)
             if key is not None:
@@ -191,7 +232,7 @@ class Session:
     def as_default(self):
         """Make this the default session (for ``Tensor.eval`` and ``Operation.run``) in the block;
         with a graph, also its default graph."""
-        _SESSIONS.stack.append(self)
+        push_default_session(self)
         try:
             if self._graph is not None and not (in_graph_scope() and get_default_graph() is self._graph):
                 with self._graph.as_default():
@@ -199,7 +240,7 @@ class Session:
             else:
                 yield self
         finally:
-            _SESSIONS.stack.pop()
+            pop_default_session()
 
     def __repr__(self) -> str:
         return f"<ember.Session graph={self._graph!r}{' closed' if self._closed else ''}>"
@@ -210,33 +251,11 @@ class InteractiveSession(Session):
 
     def __init__(self, target: str = "", graph: Graph | None = None, config=None, **options) -> None:
         super().__init__(target, graph, config, **options)
-        _SESSIONS.stack.append(self)
+        push_default_session(self)
 
     def close(self) -> None:
-        if self in _SESSIONS.stack:
-            _SESSIONS.stack.remove(self)
+        pop_default_session(self)
         super().close()
-
-
-class _Sessions(threading.local):
-    def __init__(self) -> None:
-        self.stack: list = []
-
-
-_SESSIONS = _Sessions()
-
-
-def get_default_session() -> Session | None:
-    return _SESSIONS.stack[-1] if _SESSIONS.stack else None
-
-
-def _session_for(graph: Graph, session: Session | None, what: str) -> Session:
-    session = session or get_default_session()
-    if session is None:
-        raise ValueError(f"Cannot evaluate tensor using `{what}`: No default session is registered. Use `with sess.as_default()` or pass an explicit session")
-    if session._graph is not None and session._graph is not graph:
-        raise ValueError("Cannot use the given session to evaluate tensor: the tensor's graph is different from the session's graph.")
-    return session
 
 
 # -- fetch and feed helpers --------------------------------------------------------------
@@ -269,9 +288,9 @@ def _first_graph(fetches):
             g = _first_graph(f)
             if g is not None:
                 return g
-    components = getattr(fetches, "components", None)
-    if components:
-        return _first_graph(list(components))
+    conversion = _conversion(fetches) if _CONVERSIONS else None
+    if conversion is not None:
+        return _first_graph(list(conversion[0](fetches)[0]))
     return None
 
 
@@ -337,10 +356,11 @@ def _to_numpy(value, fresh: bool):
     return array
 
 
-def _compile_plan(graph, fetch, feeds, optimize: bool) -> Plan:
+def compile_plan(graph: Graph, fetch_tensors: list, target_ops: list, feeds: list, optimize: bool = True) -> Plan:
+    """The plan computing ``fetch_tensors`` and running ``target_ops`` with ``feeds`` fed: on the
+    copy of ``graph`` that the passes optimized (``ember.graph.optimize``), unless ``optimize``
+    is False."""
     if not optimize:
-        return Plan(graph, fetch.tensors, fetch.ops, feeds)
-    from .passes import optimize as run_passes
-
-    new, tmap = run_passes(graph, fetch.tensors + fetch.ops, feeds)
-    return Plan(new, [tmap[id(t)] for t in fetch.tensors], [tmap[id(o)] for o in fetch.ops], [tmap[id(t)] for t in feeds])
+        return Plan(graph, fetch_tensors, target_ops, feeds)
+    new, tmap = run_passes(graph, fetch_tensors + target_ops, feeds)
+    return Plan(new, [tmap[id(t)] for t in fetch_tensors], [tmap[id(o)] for o in target_ops], [tmap[id(t)] for t in feeds])

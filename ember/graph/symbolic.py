@@ -22,7 +22,7 @@ from __future__ import annotations
 import itertools
 import operator
 
-__all__ = ["PROBE", "SymInt", "SymFloat", "TensorShape", "as_shape", "evaluate", "has_symbols", "unknown_dim"]
+__all__ = ["PROBE", "SymInt", "SymFloat", "TensorShape", "as_shape", "evaluate", "has_symbols", "probe_shape", "static_of", "unknown_dim"]
 
 # The value an unknown dimension takes while functors and rules run: prime and large, so a
 # size derived from it is recognisable (a multiple of it) when an expression was lost.
@@ -308,3 +308,15 @@ class TensorShape:
 
 def as_shape(shape) -> TensorShape:
     return shape if isinstance(shape, TensorShape) else TensorShape(shape)
+
+
+def probe_shape(static: TensorShape) -> tuple:
+    """The concrete stand-in shape that functors and rules see for a static shape."""
+    if static.rank is None:
+        return ()
+    return tuple(unknown_dim() if d is None else d for d in static.dims)
+
+
+def static_of(shape: tuple) -> TensorShape:
+    """The static shape of an inferred shape: SymInts (and lost probe sizes) are unknown."""
+    return TensorShape([None if isinstance(d, SymInt) or (d and d % PROBE == 0) else d for d in shape])

@@ -7,6 +7,9 @@ functors and the inference rules take it unchanged: the one op library serves bo
 ``symbolic.py``); its static shape, with ``None`` there, is ``shape`` / ``get_shape()``. Its
 storage is a lazy one that refuses to allocate, so anything that asks for values gets an error
 that says why instead of memory.
+
+This module is the lowest floor of the IR: it knows its ``Operation`` only through the
+attributes it reads (``graph.py`` imports this module, never the other way).
 """
 
 from __future__ import annotations
@@ -16,15 +19,20 @@ from .._core.device import CPU
 from .._core.shape import contiguous_strides
 from .._core.storage import Storage
 from .._core.tensor import Tensor
-from .symbolic import PROBE, SymInt, TensorShape, as_shape, unknown_dim
+from .symbolic import TensorShape, as_shape
 
-__all__ = ["GraphTensor", "is_symbolic_tensor"]
+__all__ = ["GraphTensor", "SymbolicStorage", "is_symbolic_tensor", "symbolic_storage"]
 
 
-class _SymbolicStorage(Storage):
+class SymbolicStorage(Storage):
     """The storage of a graph tensor: sized for inference's bounds checks, never allocated."""
 
     __slots__ = ("_owner",)
+
+    def __init__(self, nbytes: int, holds_objects: bool, owner: str) -> None:
+        super().__init__(nbytes, device=CPU, lazy=True, holds_objects=holds_objects)
+        self._allocator = None  # it never allocates, whichever allocator is in use around it
+        self._owner = owner
 
     def _materialize(self):
         raise RuntimeError(
@@ -33,20 +41,13 @@ class _SymbolicStorage(Storage):
         )
 
 
-def _symbolic_storage(shape: tuple, dtype: _dt.DType, owner: str) -> Storage:
-    storage = _SymbolicStorage.__new__(_SymbolicStorage)
+def symbolic_storage(shape: tuple, dtype: _dt.DType, owner: str) -> SymbolicStorage:
+    """A never-allocated storage as large as a contiguous ``shape`` of ``dtype`` (``owner`` names
+    the tensor in the error raised when something asks it for values)."""
     n = 1
     for s in shape:
         n *= int(s)
-    storage._nbytes = n * dtype.itemsize
-    storage._device = CPU
-    storage._allocator = None
-    storage._data = None
-    storage._readonly = False
-    storage._holds_objects = dtype is _dt.string
-    storage._version = 0
-    storage._owner = owner
-    return storage
+    return SymbolicStorage(n * dtype.itemsize, dtype is _dt.string, owner)
 
 
 class GraphTensor(Tensor):
@@ -68,7 +69,7 @@ class GraphTensor(Tensor):
         self._stride = contiguous_strides(self._shape)
         self._offset = 0
         self._dtype = dtype
-        self._storage = _symbolic_storage(self._shape, dtype, f"{op.name}:{index}")
+        self._storage = symbolic_storage(self._shape, dtype, f"{op.name}:{index}")
         self._base = None
         self._np = self._np_src = None
         self._requires_grad = False
@@ -115,9 +116,7 @@ class GraphTensor(Tensor):
 
     def eval(self, feed_dict=None, session=None):
         """This tensor's value in ``session`` (default: the default session)."""
-        from .session import _session_for
-
-        return _session_for(self.graph, session, "Tensor.eval()").run(self, feed_dict=feed_dict)
+        return self._op._evaluate(self, feed_dict, session, "Tensor.eval()")
 
     # -- no values here ------------------------------------------------------------------
 
@@ -167,15 +166,3 @@ class GraphTensor(Tensor):
 
 def is_symbolic_tensor(t) -> bool:
     return isinstance(t, GraphTensor)
-
-
-def probe_shape(static: TensorShape) -> tuple:
-    """The concrete stand-in shape that functors and rules see for a static shape."""
-    if static.rank is None:
-        return ()
-    return tuple(unknown_dim() if d is None else d for d in static.dims)
-
-
-def static_of(shape: tuple) -> TensorShape:
-    """The static shape of an inferred shape: SymInts (and lost probe sizes) are unknown."""
-    return TensorShape([None if isinstance(d, SymInt) or (d and d % PROBE == 0) else d for d in shape])

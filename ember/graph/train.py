@@ -8,8 +8,9 @@ plain gradient descent, and Adam with the bias correction folded into the step s
 
 from __future__ import annotations
 
+from ..ops import functional as F
 from .gradients import gradients
-from .ops import Variable, group, trainable_variables
+from .sources import Variable, group, trainable_variables
 from .tensor import GraphTensor
 
 __all__ = ["AdamOptimizer", "GradientDescentOptimizer", "MomentumOptimizer", "Optimizer"]
@@ -78,11 +79,9 @@ class MomentumOptimizer(Optimizer):
         self._slots: dict = {}
 
     def _prepare(self, graph, variables: list) -> None:
-        from .. import zeros
-
         for v in variables:
             if v not in self._slots:
-                self._slots[v] = Variable(zeros(v._shape, dtype=v._dtype), trainable=False, name=f"{v.op.name}/Momentum")
+                self._slots[v] = Variable(F.zeros(v._shape, dtype=v._dtype), trainable=False, name=f"{v.op.name}/Momentum")
 
     def _apply_one(self, grad, var):
         accum = self._slots[var].assign(self._slots[var] * self._momentum + grad)
@@ -101,8 +100,6 @@ class AdamOptimizer(Optimizer):
         self._powers = None
 
     def _prepare(self, graph, variables: list) -> None:
-        from .. import zeros
-
         dtype = variables[0]._dtype
         if self._powers is None:
             with graph.name_scope(None):
@@ -114,8 +111,8 @@ class AdamOptimizer(Optimizer):
             if v not in self._slots:
                 with graph.name_scope(None):
                     self._slots[v] = (
-                        Variable(zeros(v._shape, dtype=v._dtype), trainable=False, name=f"{v.op.name}/Adam"),
-                        Variable(zeros(v._shape, dtype=v._dtype), trainable=False, name=f"{v.op.name}/Adam_1"),
+                        Variable(F.zeros(v._shape, dtype=v._dtype), trainable=False, name=f"{v.op.name}/Adam"),
+                        Variable(F.zeros(v._shape, dtype=v._dtype), trainable=False, name=f"{v.op.name}/Adam_1"),
                     )
         b1p, b2p = self._powers
         self._lr_t = self._lr * (1 - b2p).sqrt() / (1 - b1p)

@@ -13,11 +13,10 @@ with an int per known size, None per unknown one), and passes it to each op as t
 attribute. Eagerly it is always fully known (read once, at construction). In graph mode it is
 known when ``dense_shape`` was given as a Python list / NumPy array / eager tensor, or is a
 Const node's output; otherwise (a placeholder, a computed tensor) the unknown entries are
-None and the rules ask ``ember.graph.symbolic.shape_from_values`` for fresh unknown sizes
-(until the lead's version exists, ``primitives.dims_from_values`` makes them itself with
-``unknown_dim()``; a Session binds them from the kernel's output). A Session runs each node on
-the eager interpreter, whose rule then reads the fed ``dense_shape``; a partial ``shape``
-attribute therefore turns the inference cache off for that op (``primitives._attr_key``).
+None and the rules make fresh unknown sizes for them (``primitives.dims_from_values``; a
+Session binds them from the kernel's output). A Session runs each node on the eager
+interpreter, whose rule then reads the fed ``dense_shape``; a partial ``shape`` attribute
+therefore turns the inference cache off for that op (``primitives._attr_key``).
 Kernels check at run time that the fed ``dense_shape`` agrees with the static one.
 
 Semantics follow TensorFlow: ``to_dense`` with ``validate_indices`` wants canonical

@@ -12,6 +12,8 @@ import numpy as np
 
 from .._core import dtype as _dt
 from .._core.tensor import Tensor
+from .._core.tensor import tensor as _new  # `tensor` is from_dense's argument name
+from ..graph.sources import placeholder
 from ..ops.common import functional as _F
 from . import primitives as P
 from .tensor import SparseTensor, as_sparse, graph_scope, lazy_interpreter
@@ -31,13 +33,11 @@ __all__ = [
 
 
 def _tensor(x, dtype, op: str, arg: str) -> Tensor:
-    from .._core.tensor import tensor
-
     if isinstance(x, SparseTensor):
         raise TypeError(f"{op}(): argument '{arg}' must be a dense tensor, got a SparseTensor")
     if isinstance(x, Tensor):
         return x
-    return tensor(x, dtype=dtype)
+    return _new(x, dtype=dtype)
 
 
 def _eager_only(op: str, why: str) -> None:
@@ -174,8 +174,6 @@ def from_dense(tensor, name: str | None = None) -> SparseTensor:
     >>> sp.indices.tolist(), sp.values.tolist(), sp.dense_shape.tolist()
     ([[0, 1], [1, 0]], [3, 4], [2, 2])
     """
-    from .._core.tensor import tensor as _new
-
     _eager_only("from_dense", "the number of non-zero entries depends on the data")
     t = _tensor(tensor, None, "from_dense", "tensor")
     if t.dtype is _dt.string:
@@ -212,8 +210,6 @@ def sparse_transpose(sp_input, perm=None, name: str | None = None) -> SparseTens
     >>> sp.indices.tolist(), sp.dense_shape.tolist()
     ([[2, 0]], [3, 2])
     """
-    from .._core.tensor import tensor as _new
-
     sp = as_sparse(sp_input, "sparse_transpose")
     rank = sp.ndim
     perm = tuple(range(rank - 1, -1, -1)) if perm is None else tuple(int(p) for p in perm)
@@ -236,8 +232,6 @@ def sparse_retain(sp_input, to_retain) -> SparseTensor:
     >>> sp.indices.tolist(), sp.values.tolist()
     ([[2]], [2.0])
     """
-    from .._core.tensor import tensor as _new
-
     _eager_only("sparse_retain", "the number of entries kept depends on the data")
     sp = as_sparse(sp_input, "sparse_retain")
     keep = np.asarray(_values_np(_tensor(to_retain, _dt.bool_, "sparse_retain", "to_retain")))
@@ -285,8 +279,6 @@ def _check_same_shape(op: str, a: tuple, b: tuple) -> None:
 
 
 def _add_sparse(a: SparseTensor, b: SparseTensor, threshold) -> SparseTensor:
-    from .._core.tensor import tensor as _new
-
     _eager_only("sparse_add", "the sum of two SparseTensors has a number of entries that depends on the data")
     if a.dtype is not b.dtype:
         raise TypeError(f"sparse_add(): both SparseTensors must have the same dtype, got {a.dtype} and {b.dtype}")
@@ -314,12 +306,8 @@ def sparse_placeholder(dtype, shape=None, name: str | None = None) -> SparseTens
     ``shape``: the dense shape, possibly partial (``[None, 3]``); its rank must be known. A
     fully known shape becomes a constant dense_shape, else dense_shape is a placeholder too.
     """
-    from .._core.tensor import tensor as _new
-
     if lazy_interpreter() is None:
         raise RuntimeError("sparse_placeholder() is only meaningful in graph mode (inside `with ember.Graph().as_default():`)")
-    from ..graph.ops import placeholder
-
     if shape is None:
         raise ValueError("sparse_placeholder(): ember needs the rank of the dense shape: give shape=[...] (None for unknown sizes)")
     dims = tuple(None if d is None or d == -1 else int(d) for d in shape)

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from .._core import dtype as _dt
 from ..dispatch import OpExpr, dispatch
+from ..graph.symbolic import SymInt, unknown_dim
+from ..graph.tensor import GraphTensor
 from ..ops.common import functional as _F
 from ..ops.common import wants_grad
 
@@ -45,48 +47,27 @@ __all__ = [
 
 
 # ---------------------------------------------------------------------------------------
-# graph-mode helpers (duck-typed: ember.graph may be absent or still being written)
-
-
-def _symint_type():
-    try:
-        from ..graph.symbolic import SymInt
-    except ImportError:  # pragma: no cover - graph mode not installed
-        return ()
-    return SymInt
+# graph-mode helpers
 
 
 def is_symbolic(t) -> bool:
     """Whether ``t`` is a graph tensor (no value until a Session runs it)."""
-    try:
-        from ..graph.tensor import GraphTensor
-    except ImportError:  # pragma: no cover
-        return False
     return isinstance(t, GraphTensor)
 
 
 def is_known(d) -> bool:
     """A size known statically: an int that is not an unknown (symbolic) size."""
-    return d is not None and not isinstance(d, _symint_type())
+    return d is not None and not isinstance(d, SymInt)
 
 
 def dims_from_values(t, rank: int) -> tuple:
     """``t``'s values (a 1-D int tensor of ``rank`` sizes) as a shape tuple: ints for an eager
-    tensor, unknown sizes for a graph tensor (``ember.graph.symbolic.shape_from_values``; until
-    that exists, a Const node's value or fresh unknown sizes, which a Session binds when the op
-    has run)."""
-    try:
-        from ..graph.symbolic import shape_from_values
-    except ImportError:
-        shape_from_values = None
-    if shape_from_values is not None:
-        return tuple(shape_from_values(t, rank))
+    tensor; for a graph tensor, a Const node's value or fresh unknown sizes, which a Session
+    binds when the op has run."""
     if is_symbolic(t):
         op = t.op
         if op.type == "Const":
             return tuple(int(v) for v in op.attrs["value"]._host_array())
-        from ..graph.symbolic import unknown_dim
-
         return tuple(unknown_dim() for _ in range(rank))
     return tuple(int(v) for v in t._host_array())
 

@@ -1,4 +1,9 @@
-"""``SparseTensor`` (TensorFlow's COO) and ``SparseTensorValue`` (what a Session returns for it)."""
+"""``SparseTensor`` (TensorFlow's COO) and ``SparseTensorValue`` (what a Session returns for it).
+
+Importing this module registers SparseTensor with ``Session.run`` (graph mode's feed/fetch
+conversion registry): fetched, it gives a ``SparseTensorValue``; fed a ``SparseTensorValue``
+(or an ``(indices, values, dense_shape)`` tuple), it feeds its component tensors.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,11 @@ import contextlib
 import numpy as np
 
 from .._core import dtype as _dt
-from .._core.tensor import Tensor
+from .._core.tensor import Tensor, tensor
+from ..dispatch.interpreter import current_interpreter
+from ..graph.graph import session_for
+from ..graph.session import register_session_run_conversion_functions
+from ..graph.symbolic import TensorShape
 from ..kernels.cpu.sparse import check_indices
 from .primitives import is_known, is_symbolic
 
@@ -21,8 +30,6 @@ SparseTensorValue.__doc__ = """A sparse tensor's value: NumPy ``indices``, ``val
 
 def lazy_interpreter():
     """The lazy (graph-recording) interpreter this thread dispatches to, or None in eager mode."""
-    from ..dispatch.interpreter import current_interpreter
-
     interp = current_interpreter()
     while interp is not None:
         if interp.name == "lazy":
@@ -48,8 +55,6 @@ def _capture(t: Tensor) -> Tensor:
 
 def _convert(x, arg: str, *, index: bool, dtype=None) -> tuple[Tensor, np.ndarray | None]:
     """``x`` as a tensor (index arguments as int64), and its NumPy value when it was concrete."""
-    from .._core.tensor import tensor
-
     if isinstance(x, Tensor):
         t = x
     else:
@@ -175,15 +180,11 @@ class SparseTensor:
     def shape(self):
         """The static dense shape: a tuple of ints eagerly, a (maybe partial) TensorShape in graph mode."""
         if self._symbolic:
-            from ..graph.symbolic import TensorShape
-
             return TensorShape(self._static)
         return self._static
 
     def get_shape(self):
         """The static dense shape as a TensorShape (TensorFlow's ``get_shape``)."""
-        from ..graph.symbolic import TensorShape
-
         return TensorShape(self._static)
 
     @property
@@ -219,9 +220,7 @@ class SparseTensor:
 
     def eval(self, feed_dict=None, session=None) -> SparseTensorValue:
         """This sparse tensor's value in ``session`` (default: the default session)."""
-        from ..graph.session import _session_for
-
-        return _session_for(self.graph, session, "SparseTensor.eval()").run(self, feed_dict=feed_dict)
+        return session_for(self.graph, session, "SparseTensor.eval()").run(self, feed_dict=feed_dict)
 
     def __repr__(self) -> str:
         return f"SparseTensor(indices={self._indices!r}, values={self._values!r}, dense_shape={self._dense_shape!r})"
@@ -251,3 +250,20 @@ def as_sparse(x, op: str, arg: str = "sp_input") -> SparseTensor:
     if isinstance(x, SparseTensorValue):
         return SparseTensor.from_value(x)
     raise TypeError(f"{op}(): argument '{arg}' must be a SparseTensor, got {type(x).__name__}")
+
+
+def _fetch_components(sp: SparseTensor) -> tuple[list, object]:
+    return [sp.indices, sp.values, sp.dense_shape], lambda values: SparseTensorValue(*values)
+
+
+def _feed_components(sp: SparseTensor, value) -> list:
+    if isinstance(value, SparseTensor) or not (isinstance(value, tuple) and len(value) == 3):
+        raise TypeError(f"A SparseTensor is fed a SparseTensorValue or an (indices, values, dense_shape) tuple, got {type(value).__name__}")
+    indices, values, dense_shape = value
+    pairs = [(sp.indices, indices), (sp.values, values)]
+    if sp.dense_shape.op.type != "Const":  # a fully known dense shape is a constant of the graph
+        pairs.append((sp.dense_shape, dense_shape))
+    return pairs
+
+
+register_session_run_conversion_functions(SparseTensor, _fetch_components, _feed_components)

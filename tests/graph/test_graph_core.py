@@ -293,3 +293,36 @@ def test_slices_computed_from_unknown_sizes_are_evaluated_per_run():
         for n in (2, 6):
             feed = np.arange(2 * n, dtype=np.float32).reshape(n, 2)
             np.testing.assert_array_equal(sess.run(first_half, {x: feed}), feed[: n // 2])
+
+
+class _Triple:
+    """A composite of three graph tensors, registered with Session.run by the test below."""
+
+    def __init__(self, a, b, c):
+        self.parts = (a, b, c)
+
+
+def test_session_run_conversion_registry_fetches_and_feeds_composites():
+    ember.graph.register_session_run_conversion_functions(
+        _Triple, lambda t: (list(t.parts), lambda values: sum(values)), lambda t, value: list(zip(t.parts, value, strict=True))
+    )
+    with ember.Graph().as_default() as g:
+        trip = _Triple(*(ember.placeholder(ember.float32, shape=(2,)) for _ in range(3)))
+        doubled = trip.parts[0] * 2.0
+    # a session without a graph adopts the graph of the composite's components
+    sess = ember.Session()
+    got = sess.run({"sum": trip, "pair": [doubled]}, feed_dict={trip: ([1.0, 2.0], [3.0, 4.0], [5.0, 6.0])})
+    assert got["sum"].tolist() == [9.0, 12.0] and got["pair"][0].tolist() == [2.0, 4.0]
+    assert sess.graph is g
+
+
+def test_session_run_conversion_registry_refuses_bad_and_repeated_registrations():
+    register = ember.graph.register_session_run_conversion_functions
+    with pytest.raises(ValueError, match="SparseTensor is already registered"):
+        register(ember.sparse.SparseTensor, lambda sp: ([], list))
+    with pytest.raises(ValueError, match="object is already registered"):  # a base of a registered type
+        register(object, lambda x: ([], list))
+    with pytest.raises(TypeError, match="tensor_type must be a class"):
+        register("SparseTensor", lambda sp: ([], list))
+    with pytest.raises(TypeError, match="must be callable"):
+        register(type("Fresh", (), {}), None)

@@ -11,7 +11,7 @@ from ember.dispatch.interpreter import EAGER
 from ember.graph import passes
 from ember.graph.passes import algebraic, constant_folding, cse, dce, fusion, memory, optimize
 from ember.graph.passes.rewrite import RGraph
-from ember.graph.plan import Plan
+from ember.graph.run.plan import Plan, _run_graph_op, inplace_target
 
 G = ember.graph
 
@@ -363,7 +363,7 @@ def _run_honouring_inplace(plan, feed_values):
             attrs = {k: v for k, v in step.attrs.items() if k != "inplace"}
             out = None
             if "inplace" in step.op.attrs:
-                target = memory.inplace_target(ins, step.op.attrs["inplace"])
+                target = inplace_target(ins, step.op.attrs["inplace"])
                 out = None if target is None else (target,)
                 written.append(target is not None)
             result = EAGER.apply(step.op.op_expr, ins, attrs, out)
@@ -371,8 +371,6 @@ def _run_honouring_inplace(plan, feed_values):
                 values[s] = r
             result = None
         else:
-            from ember.graph.plan import _run_graph_op
-
             _run_graph_op(step, values, {})
         for s in step.free:
             values[s] = None
@@ -407,10 +405,10 @@ def test_memory_marks_ops_that_can_write_into_a_dying_input():
 
 def test_memory_runtime_check_refuses_broadcast_and_views():
     a = ember.ones(2, 3)
-    assert memory.inplace_target((a, ember.ones(3)), 0) is a
-    assert memory.inplace_target((ember.ones(1, 3), ember.ones(2, 3)), 0) is None  # would grow
-    assert memory.inplace_target((ember.ones(3, 2).t(), ember.ones(2, 3)), 0) is None  # a view
-    assert memory.inplace_target((a, ember.ones(4, 2, 3)), 0) is None
+    assert inplace_target((a, ember.ones(3)), 0) is a
+    assert inplace_target((ember.ones(1, 3), ember.ones(2, 3)), 0) is None  # would grow
+    assert inplace_target((ember.ones(3, 2).t(), ember.ones(2, 3)), 0) is None  # a view
+    assert inplace_target((a, ember.ones(4, 2, 3)), 0) is None
 
 
 def test_every_op_the_memory_pass_may_mark_computes_the_same_into_its_first_input():

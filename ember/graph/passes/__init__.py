@@ -39,6 +39,8 @@ from __future__ import annotations
 
 import time
 
+from ..graph import Operation
+from ..tensor import GraphTensor
 from . import algebraic, constant_folding, cse, dce, fusion, memory
 from .rewrite import RGraph
 
@@ -91,9 +93,6 @@ class Report:
 
 
 def _elements(graph, items) -> list:
-    from ..graph import Operation
-    from ..tensor import GraphTensor
-
     if items is None:
         return []
     if isinstance(items, (GraphTensor, Operation, str)):
@@ -176,8 +175,6 @@ def optimize(graph, fetches, feeds=(), passes=DEFAULT_PASSES, report: bool = Fal
 
 
 def _is_op(x) -> bool:
-    from ..graph import Operation
-
     return isinstance(x, Operation)
 
 

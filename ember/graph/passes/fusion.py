@@ -1,6 +1,6 @@
 """Elementwise fusion: connected groups of elementwise ops become one ``Fused`` node.
 
-Rule: walking the nodes in order, an elementwise node (``fused_elementwise.is_elementwise``:
+Rule: walking the nodes in order, an elementwise node (``graph.elementwise.is_elementwise``:
 unary and binary math, comparisons, ``where``, ``clamp``... and their ``*_scalar`` forms) joins
 the groups of its elementwise producers, merging them, so chains and trees
 (``relu(a * b + c) * 0.5``, ``(a * b) + (c * d)``) become one group. A join is refused when it
@@ -30,7 +30,9 @@ unknown rank, ops called with fewer tensor inputs than their primitive declares.
 from __future__ import annotations
 
 from ..._core.threads import get_num_threads
-from ..fused_elementwise import FusedProgram, is_elementwise
+from ...ops import functional as F
+from ..elementwise import is_elementwise
+from ..run.fused import FusedProgram
 from .rewrite import WRITES, RGraph, is_random
 
 __all__ = ["FusedKernel", "run"]
@@ -61,10 +63,8 @@ class FusedKernel:
 
     def __call__(self, inputs: list) -> list:
         """Run on eager tensors; fresh output tensors."""
-        from ... import empty
-
         prog = self.program(tuple([tuple(t._shape) for t in inputs]))
-        outs = [empty(shape, dtype=dtype) for shape, dtype in prog.output_specs]
+        outs = [F.empty(shape, dtype=dtype) for shape, dtype in prog.output_specs]
         prog([t._numpy_view() for t in inputs], [o._numpy_view() for o in outs])
         return outs
 

@@ -15,7 +15,7 @@ allocation and keeping one buffer fewer alive at that step, when all of these ho
   it into a variable. This makes the decision independent of the order the plan picks.
 
 The node is marked ``attrs["inplace"] = 0``. The executor honours it through
-``inplace_target(inputs, index)``, which checks again at run time what the static shapes could
+``run.plan.inplace_target(inputs, index)``, which checks again at run time what the static shapes could
 not prove (sizes unknown when the graph was built): the input is not a view and the
 broadcast of all inputs' shapes is the input's own shape; otherwise the op gets a fresh
 output as usual. ``Fused`` nodes are not marked: ``FusedProgram`` refuses an output that
@@ -25,24 +25,23 @@ fusion already keeps its intermediates in cache-sized scratch buffers.
 
 from __future__ import annotations
 
+import functools
+
+from ...dispatch.opexpr import OP_REGISTRY
+from ...ops.schema import load_schema
+from ..elementwise import is_elementwise
 from .rewrite import WRITES, RGraph, same_shape
 
-__all__ = ["inplace_target", "run"]
+__all__ = ["run"]
 
 NAME = "memory"
-_INPLACE: frozenset | None = None
 
 
+@functools.cache
 def _inplace_ops() -> frozenset:
-    global _INPLACE
-    if _INPLACE is None:
-        from ...dispatch.opexpr import OP_REGISTRY
-        from ...ops.schema import load_schema
-        from ..fused_elementwise import is_elementwise
-
-        names = {p for e in load_schema() if e.inplace for p in e.primitives}
-        _INPLACE = frozenset(n for n in names if n in OP_REGISTRY and is_elementwise(OP_REGISTRY[n]))
-    return _INPLACE
+    # on first use: the elementwise primitives with an in-place form in the schema
+    names = {p for e in load_schema() if e.inplace for p in e.primitives}
+    return frozenset(n for n in names if n in OP_REGISTRY and is_elementwise(OP_REGISTRY[n]))
 
 
 def _fresh(v) -> bool:
@@ -80,23 +79,3 @@ def run(g: RGraph, keep) -> int:
         detail = ", ".join(f"{k} x{n}" if n > 1 else k for k, n in sorted(kinds.items()))
         g.log(NAME, f"{marked} op{'s' if marked != 1 else ''} write into a dying input ({detail})")
     return marked
-
-
-def inplace_target(inputs: tuple, index: int):
-    """The tensor an op marked ``inplace`` may write into (``inputs[index]``), or None when
-    the run-time shapes say it cannot (the input would be broadcast, or it is a view)."""
-    x = inputs[index]
-    if x._base is not None or not x.is_contiguous():
-        return None
-    shape = x._shape
-    for t in inputs:
-        s = t._shape
-        if s == shape:
-            continue
-        # t must broadcast to x's shape without growing it
-        if len(s) > len(shape):
-            return None
-        for a, b in zip(reversed(s), reversed(shape), strict=False):
-            if a != b and a != 1:
-                return None
-    return x

@@ -19,24 +19,16 @@ from __future__ import annotations
 import heapq
 import operator
 
+from ...ops.random import RANDOM_OPS
+from ..graph import _VALID_NAME, Graph, Operation
 from ..symbolic import SymFloat, SymInt, _Expr, has_symbols
 
 __all__ = ["STATEFUL", "WRITES", "Node", "RGraph", "Value", "frozen_attr", "has_symbols", "is_random", "same_dim", "same_shape"]
 
 WRITES = frozenset({"Assign", "AssignAdd", "AssignSub"})
 STATEFUL = WRITES | {"VariableV2"}
-_RANDOM: frozenset | None = None
 RANDOM = 1  # Node.flags: a random op
 SYMBOLIC = 2  # Node.flags: an attribute holds a size known only at run time
-
-
-def _random_ops() -> frozenset:
-    global _RANDOM
-    if _RANDOM is None:
-        from ...ops.random import RANDOM_OPS
-
-        _RANDOM = frozenset(RANDOM_OPS)
-    return _RANDOM
 
 
 def is_random(node: Node) -> bool:
@@ -51,7 +43,7 @@ _PLAIN = frozenset({int, float, bool, str, type(None)})
 def _flags(op_type: str, op_expr, attrs: dict) -> int:
     if op_expr is None:
         return 0
-    f = RANDOM if op_type in _random_ops() or "generator" in attrs else 0
+    f = RANDOM if op_type in RANDOM_OPS or "generator" in attrs else 0
     for v in attrs.values():
         if type(v) not in _PLAIN and has_symbols(v):
             return f | SYMBOLIC
@@ -239,8 +231,6 @@ class RGraph:
     def from_graph(cls, graph, fetches: list, feeds: list = (), prune: bool = True) -> RGraph:
         """``fetches``: GraphTensors and Operations of ``graph``; ``feeds``: its fed tensors.
         ``prune``: copy only what they need (else every operation)."""
-        from ..graph import Operation
-
         self = cls()
         self.source = graph
         ops = graph._ops
@@ -417,8 +407,6 @@ class RGraph:
 
     def materialize(self):
         """A new ``Graph`` holding the nodes; returns (graph, {Value: GraphTensor}, {Node: Operation})."""
-        from ..graph import _VALID_NAME, Graph
-
         self.compact()
         graph = Graph()
         if self.source is not None:

@@ -14,12 +14,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core import dtype as _dt
-from .._core.device import CPU
-from .._core.tensor import Tensor
-from ..dispatch.interpreter import EAGER, _new_output, _OutputSpec
-from .fused_elementwise import is_elementwise
-from .symbolic import SymInt, evaluate
+from ..._core import dtype as _dt
+from ..._core.device import CPU
+from ..._core.shape import contiguous_strides
+from ..._core.tensor import Tensor, make_tensor
+from ...dispatch.interpreter import EAGER, _new_output, _OutputSpec
+from ...interop.numpy import from_numpy
+from ..elementwise import is_elementwise
+from ..symbolic import SymInt, evaluate
+from ..tensor import symbolic_storage
+from .row_split import split_rows
 
 __all__ = ["ArrayPlan", "NotStatic", "wrap"]
 
@@ -31,24 +35,7 @@ class NotStatic(Exception):
 def _template(shape: tuple, dtype: _dt.DType) -> Tensor:
     """A contiguous tensor of ``shape`` on a storage that never allocates (view rules read
     only the layout)."""
-    from .tensor import _symbolic_storage
-
-    t = object.__new__(Tensor)
-    t._storage = _symbolic_storage(shape, dtype, "plan template")
-    t._offset = 0
-    t._shape = shape
-    n, stride = 1, []
-    for s in reversed(shape):
-        stride.append(n)
-        n *= s
-    t._stride = tuple(reversed(stride))
-    t._dtype = dtype
-    t._base = None
-    t._np = t._np_src = None
-    t._requires_grad = False
-    t.grad = None
-    t.grad_fn = None
-    return t
+    return make_tensor(symbolic_storage(shape, dtype, "plan template"), 0, shape, contiguous_strides(shape), dtype)
 
 
 class _Layout:
@@ -151,8 +138,6 @@ class ArrayPlan:
         self._assign_memory(plan, write_targets)
         self._compile()
         if row_feeds and not write_targets:
-            from .row_split import split_rows
-
             split_rows(self, [self.feed_slots[k] for k in row_feeds])
 
     def _unfuse(self, fused, step, ins_t: tuple, templates: dict, roots: dict, i: int) -> None:
@@ -312,6 +297,4 @@ def wrap(array: np.ndarray, owner: Tensor | None = None) -> Tensor:
     """An ember tensor for a result: its own fresh tensor, else a copy of the array."""
     if owner is not None:
         return owner
-    from ..interop.numpy import from_numpy
-
     return from_numpy(np.array(array, order="C"))

@@ -1,6 +1,6 @@
 """Graph-only operations: constants, placeholders, variables, identity, groups.
 
-These are TensorFlow 1's special tensors. Everything else a graph computes is an ember op
+These are TensorFlow 1's special tensors, the sources of a graph's values. Everything else a graph computes is an ember op
 recorded by the lazy interpreter. Outside a graph scope ``constant`` and ``identity`` run
 eagerly; ``placeholder`` needs a graph, as in TensorFlow.
 """
@@ -10,10 +10,12 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import dtype as _dt
+from .._core.shape import broadcast_shapes
 from .._core.tensor import Tensor, tensor
-from .graph import Graph, Operation, get_default_graph, in_graph_scope
-from .symbolic import TensorShape, as_shape
-from .tensor import GraphTensor, probe_shape
+from .graph import Graph, Operation, get_default_graph, in_graph_scope, session_for
+from .lazy import LazyInterpreter, const_node
+from .symbolic import TensorShape, as_shape, probe_shape
+from .tensor import GraphTensor
 
 __all__ = [
     "Variable",
@@ -52,12 +54,6 @@ def _as_eager(value, dtype, op: str) -> Tensor:
     return tensor(np.asarray(value, dtype=dtype.numpy_dtype) if dtype is not _dt.string else value, dtype=dtype)
 
 
-def _const_node(graph: Graph, value: Tensor, name: str | None) -> GraphTensor:
-    shape = tuple(value._shape)
-    op = graph.create_op("Const", (), {"value": value, "dtype": value._dtype}, [(shape, TensorShape(shape), value._dtype)], name=name or "Const")
-    return op.outputs[0]
-
-
 def constant(value, dtype=None, shape=None, name: str = "Const"):
     """A tensor with a value fixed when the graph is built (eager: the tensor itself).
 
@@ -81,7 +77,7 @@ def constant(value, dtype=None, shape=None, name: str = "Const"):
             raise TypeError(f"constant(): expected {n} values for shape {list(shape)}, got {value.numel()}")
     if not in_graph_scope():
         return value
-    return _const_node(get_default_graph(), value.contiguous() if not value.is_contiguous() else value, name)
+    return const_node(get_default_graph(), value.contiguous() if not value.is_contiguous() else value, name)
 
 
 def placeholder(dtype, shape=None, name: str | None = None) -> GraphTensor:
@@ -103,8 +99,6 @@ def placeholder(dtype, shape=None, name: str | None = None) -> GraphTensor:
 def placeholder_with_default(input, shape, name: str | None = None) -> GraphTensor:  # noqa: A002 - TensorFlow's name
     """A placeholder that takes ``input``'s value when nothing is fed."""
     graph = _graph_for("placeholder_with_default")
-    from .lazy import LazyInterpreter
-
     default = LazyInterpreter(graph).capture(input if isinstance(input, Tensor) else constant(input))
     static = as_shape(shape)
     if not static.is_compatible_with(default._static):
@@ -120,8 +114,6 @@ def identity(input, name: str | None = None):  # noqa: A002 - TensorFlow's name
     """The same value, as a new node (eager: the tensor itself)."""
     if not in_graph_scope():
         return input
-    from .lazy import LazyInterpreter
-
     x = LazyInterpreter(get_default_graph()).capture(input)
     op = x.graph.create_op("Identity", (x,), {"T": x._dtype}, [(x._shape, x._static, x._dtype)], name=name or "Identity")
     return op.outputs[0]
@@ -209,9 +201,7 @@ class Variable(GraphTensor):
         return _assign("AssignSub", self, delta, name)
 
     def load(self, value, session=None) -> None:
-        from .session import _session_for
-
-        _session_for(self.graph, session, "Variable.load()")._set_variable(self, value)
+        session_for(self.graph, session, "Variable.load()")._set_variable(self, value)
 
     def __repr__(self) -> str:
         return f"<ember.Variable '{self.name}' shape={self._static} dtype={self._dtype.name}>"
@@ -223,8 +213,6 @@ def _assign(kind: str, ref, value, name: str | None) -> GraphTensor:
     if not isinstance(ref, Variable):
         raise TypeError(f"{kind.lower()}(): 'ref' must be a Variable, got {type(ref).__name__}")
     graph = ref.graph
-    from .lazy import LazyInterpreter
-
     with graph.as_default():
         value = LazyInterpreter(graph).capture(value if isinstance(value, Tensor) else constant(value, dtype=ref._dtype))
     if value._dtype is not ref._dtype:
@@ -233,8 +221,6 @@ def _assign(kind: str, ref, value, name: str | None) -> GraphTensor:
         if not ref._static.is_compatible_with(value._static):
             raise ValueError(f"{kind}: the value's shape {value._static} is not compatible with the variable's shape {ref._static}")
     elif value._static.rank is not None and ref._static.rank is not None:
-        from .._core.shape import broadcast_shapes
-
         try:
             if tuple(broadcast_shapes(ref._shape, value._shape)) != tuple(ref._shape):
                 raise ValueError

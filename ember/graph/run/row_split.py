@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.device import CPU
-from ..dispatch.interpreter import _new_output, _OutputSpec
+from ..._core.device import CPU
+from ...dispatch.interpreter import _new_output, _OutputSpec
 
 __all__ = ["BLOCK_BYTES", "split_rows"]
 

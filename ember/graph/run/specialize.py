@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dispatch.opexpr import get_op
-from .array_plan import ArrayPlan, NotStatic, wrap
+from ...dispatch.opexpr import get_op
+from ...interop.numpy import from_numpy
+from ...ops import functional as F
 from .plan import FailedPreconditionError, Step
+from .static import ArrayPlan, NotStatic, wrap
 
 __all__ = ["specialize"]
 
@@ -104,9 +106,7 @@ class _Runner:
             if tensor is None:
                 if not any(var is w for _, w in self.spec.writes):
                     raise FailedPreconditionError(f"Attempting to use uninitialized value {var.name}\n\t [[node {var.name}]] (run its initializer first)")
-                from .. import empty
-
-                tensor = store[var] = empty(tuple(_variable_tensor(var)._shape), dtype=_variable_tensor(var)._dtype)
+                tensor = store[var] = F.empty(tuple(_variable_tensor(var)._shape), dtype=_variable_tensor(var)._dtype)
             feeds.append(tensor._host_array())
         results = self.arrays.run(feeds)
         for k, var in self.spec.writes:
@@ -118,8 +118,6 @@ class _Runner:
 
 
 def _tensor_of(array):
-    from ..interop.numpy import from_numpy
-
     return from_numpy(array)  # the session copies it before handing it over (not fresh)
 
 

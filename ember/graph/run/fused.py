@@ -31,9 +31,9 @@ One pass of ``np.add(a, b, out=o)`` takes 6.3 ms, so streaming 3 inputs and 1 ou
 ~1.2x slower than 256K (Python's per-chunk calls), 512K-1M no better. 64x200 float32 (one
 chunk): 9 us, NumPy step by step 10.3 us, ember eager 22 us.
 
-One kernel is specialized: ``relu`` computes ``maximum(x, zeros)`` against a preallocated zero
-chunk, since NumPy's ``maximum`` against a 0-d zero has no SIMD loop (3x slower than against an
-array); the result is bit-identical (NaN and signed zeros included).
+Every step runs its op's own CPU kernel, so a fused chain computes exactly what eager mode
+computes, and a kernel made faster is faster here too (``relu``'s compares against cached zero
+rows: NumPy's ``maximum`` against a 0-d zero has no SIMD loop).
 
 >>> import numpy as np, ember
 >>> from ember.dispatch import OP_REGISTRY as ops
@@ -49,16 +49,17 @@ array); the result is bit-identical (NaN and signed zeros included).
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from .._core import dtype as _dt
-from .._core.allocator import HUGE_PAGE_THRESHOLD, get_allocator
-from ..dispatch.opexpr import OP_REGISTRY, OpExpr
+from ..._core.allocator import HUGE_PAGE_THRESHOLD, get_allocator
+from ...ops import functional as F
+from ..elementwise import is_elementwise
 
-__all__ = ["CHUNK_BYTES", "FusedProgram", "is_elementwise"]
+__all__ = ["CHUNK_BYTES", "FusedProgram"]
 
 # The scratch buffer of one value in one chunk: 1 MiB (256K float32). Measured on 16M float32
 # chains: 16K float32 per chunk ~1.5x slower (per-chunk Python overhead), 64K ~1.2x, 256K (this) to 1M alike.
@@ -66,52 +67,7 @@ CHUNK_BYTES = 1 << 20
 _PLAN_CACHE_LIMIT = 16
 
 # ---------------------------------------------------------------------------------------
-# which primitives are elementwise
-
-_FAMILY: frozenset[str] | None = None
-
-
-def _elementwise_family() -> frozenset[str]:
-    global _FAMILY
-    if _FAMILY is None:
-        from ..ops.schema import load_schema
-
-        _FAMILY = frozenset(p for e in load_schema() if e.family == "elementwise" for p in e.primitives)
-    return _FAMILY
-
-
-def is_elementwise(op: OpExpr) -> bool:
-    """Whether the primitive ``op`` computes ``out[i]`` from ``inputs[i]`` only (inputs
-    broadcast to the output's shape), so that it can run on any slice of its output.
-
-    The criterion, derived from the op system rather than listed: the primitive is dispatched
-    by an entry of the ``elementwise`` schema family (``ember/ops/schema.yaml``: unary and binary
-    math, comparisons, ``where``, ``clamp``, ``lerp``, ``isclose``... with their ``*_scalar``
-    variants), and it is computed, not a view (``real``/``imag`` are metadata views), has one
-    output, at least one tensor input, and a CPU kernel. Reductions, shape ops, linear algebra
-    and ``nn`` ops (``softmax``, ``dropout``) are other families. A program built from it checks
-    the rest with the step's actual attributes: its inferred shape must be the broadcast of its
-    inputs' shapes.
-    """
-    return (
-        isinstance(op, OpExpr)
-        and op.name in _elementwise_family()
-        and OP_REGISTRY.get(op.name) is op
-        and op.view is None
-        and op.infer is not None
-        and len(op.outputs) == 1
-        and len(op.inputs) >= 1
-        and "cpu" in op.kernels
-    )
-
-
-# ---------------------------------------------------------------------------------------
 # kernels
-
-
-def _relu_zeros(outs, ins, attrs):
-    # ins = (x, zeros of x's shape and dtype): maximum against an array has a SIMD loop
-    np.maximum(ins[0], ins[1], out=outs[0])
 
 
 def _contiguous_inputs(kernel):
@@ -193,8 +149,8 @@ class _Scratch:
     __slots__ = ("chunk_flat", "chunk_views", "whole")
 
     def __init__(self, whole_keys, chunk_keys, chunk_elems):
-        self.whole = [np.zeros(shape, dt) if zero else np.empty(shape, dt) for zero, shape, dt in whole_keys]
-        self.chunk_flat = [np.zeros(chunk_elems, dt) if zero else np.empty(chunk_elems, dt) for zero, dt in chunk_keys]
+        self.whole = [np.empty(shape, dt) for shape, dt in whole_keys]
+        self.chunk_flat = [np.empty(chunk_elems, dt) for dt in chunk_keys]
         self.chunk_views: dict[tuple, list] = {}
 
     def views(self, shape: tuple) -> list:
@@ -225,17 +181,13 @@ def _compile(plan: list):
 
 
 _EXECUTOR = None
-
-
 _EXECUTOR_PID = None
 
 
 def _executor():
     global _EXECUTOR, _EXECUTOR_PID
-    import os
-
     if _EXECUTOR is None or os.getpid() != _EXECUTOR_PID:  # a forked child has the object but not its threads
-        from concurrent.futures import ThreadPoolExecutor
+        from concurrent.futures import ThreadPoolExecutor  # on first threaded call: importing it costs `import ember` ~10 ms
 
         _EXECUTOR = ThreadPoolExecutor(max_workers=max(1, (os.cpu_count() or 2) - 1), thread_name_prefix="ember-fused")
         _EXECUTOR_PID = os.getpid()
@@ -282,8 +234,6 @@ class FusedProgram:
     def __init__(
         self, steps: Sequence, inputs: Sequence, outputs: Sequence[int], *, chunk_bytes: int = CHUNK_BYTES, threads: int = 1
     ) -> None:
-        import ember  # the functional API (meta tensors for inference) is built after this module's package
-
         self.input_specs = [(tuple(int(d) for d in shape), dtype) for shape, dtype in inputs]
         n_in = len(self.input_specs)
         outputs = [int(o) for o in outputs]
@@ -293,7 +243,7 @@ class FusedProgram:
             raise ValueError(f"FusedProgram: outputs name a step twice: {outputs}")
 
         # 1. inference, step by step, on meta tensors
-        metas = [ember.empty(shape, dtype=dtype, device="meta") for shape, dtype in self.input_specs]
+        metas = [F.empty(shape, dtype=dtype, device="meta") for shape, dtype in self.input_specs]
         specs = list(self.input_specs)  # (shape, dtype) per value: inputs, then steps
         parsed = []
         for j, step in enumerate(steps):
@@ -324,7 +274,7 @@ class FusedProgram:
                     f"FusedProgram: step {j} ({op.name}) gives shape {shape}, not the broadcast {expected} of its inputs: not elementwise"
                 )
             specs.append((shape, dtype))
-            metas.append(ember.empty(shape, dtype=dtype, device="meta"))
+            metas.append(F.empty(shape, dtype=dtype, device="meta"))
             parsed.append((op, ids, attrs))
         for o in outputs:
             if not 0 <= o < len(parsed):
@@ -393,11 +343,10 @@ class FusedProgram:
         a step whose operand dies there writes over it (in place, exactly aliased, which every
         elementwise kernel supports: eager in-place ops do the same)."""
         take, release = _slot_allocator(keys)
-        consts: dict = {}
 
-        def key(v, zero=False):
+        def key(v):
             shape, dtype = specs[v]
-            return (zero, shape, dtype.numpy_dtype) if whole else (zero, dtype.numpy_dtype)
+            return (shape, dtype.numpy_dtype) if whole else dtype.numpy_dtype
 
         plan = []
         for j in order:
@@ -408,28 +357,11 @@ class FusedProgram:
                     release(key(i), frame_of[i] - base)
             if v not in out_index:
                 frame_of[v] = base + take(key(v))
-            ins = [frame_of[i] for i in ids]
-            kernel = self._kernel(op, [specs[i][1] for i in ids], specs[v][1])
-            if kernel is _relu_zeros:  # a zero constant of the result's shape, shared, never written
-                k = key(v, zero=True)
-                if k not in consts:
-                    keys.append(k)
-                    consts[k] = base + len(keys) - 1
-                ins.append(consts[k])
-            plan.append((kernel, tuple(ins), frame_of[v], attrs))
+            kernel = op.kernels["cpu"]  # the op's own kernel, as eager mode runs it
+            if not op.strided:
+                kernel = _contiguous_inputs(kernel)
+            plan.append((kernel, tuple(frame_of[i] for i in ids), frame_of[v], attrs))
         return plan
-
-    @staticmethod
-    def _kernel(op: OpExpr, in_dtypes: list, out_dtype: _dt.DType):
-        if (
-            op.name == "relu"
-            and in_dtypes[0] is out_dtype
-            and out_dtype.numpy_dtype.kind in "iuf"
-            and out_dtype is not _dt.bfloat16
-        ):
-            return _relu_zeros
-        kernel = op.kernels["cpu"]
-        return kernel if op.strided else _contiguous_inputs(kernel)
 
     # -----------------------------------------------------------------------------------
 

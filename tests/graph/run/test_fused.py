@@ -11,7 +11,8 @@ import pytest
 
 import ember
 from ember.dispatch import OP_REGISTRY, dispatch
-from ember.graph.fused_elementwise import FusedProgram, is_elementwise
+from ember.graph.elementwise import is_elementwise
+from ember.graph.run.fused import FusedProgram
 
 OPS = OP_REGISTRY
 
@@ -297,10 +298,22 @@ def test_dead_steps_are_dropped_and_scratch_is_shared():
     ]
     prog = FusedProgram(steps, [((100,), ember.float32)] * 3, [5])
     assert [op.name for op, _ in prog.steps] == ["mul", "add", "relu", "mul_scalar", "neg"]
-    # mul -> add -> relu -> mul_scalar run in one buffer (in place); plus relu's zeros
-    assert len(prog._whole_keys) == 2
+    # mul -> add -> relu -> mul_scalar run in one buffer (in place)
+    assert len(prog._whole_keys) == 1
     prog = FusedProgram(steps, [((100,), ember.float32)] * 3, [5], chunk_bytes=64)
-    assert len(prog._chunk_keys) == 2
+    assert len(prog._chunk_keys) == 1
+
+
+@pytest.mark.parametrize("chunk_bytes", [64, 1 << 20])
+def test_every_step_runs_its_ops_own_kernel(chunk_bytes):
+    prog = FusedProgram(chain(), [((1000,), ember.float32)] * 3, [3], chunk_bytes=chunk_bytes)
+    kernels = [kernel for kernel, _, _, _ in prog._pre + prog._main]
+    assert kernels == [OPS[name].kernels["cpu"] for name in ("mul", "add", "relu", "mul_scalar")]
+    x = np.array([np.nan, -0.0, 0.0, -np.inf, 2.0] * 200, np.float32)
+    one = np.ones(1000, np.float32)
+    got = prog([x, one, -0.0 * one])[0]
+    want = eager(chain(), [x, one, -0.0 * one], [3])[0]
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))  # NaN and signed zeros bit for bit
 
 
 def test_repeated_calls_reuse_scratch_but_not_outputs():

@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import heapq
 
-from ..dispatch.interpreter import EAGER
-from .passes.memory import inplace_target
-from .symbolic import SymInt, evaluate, has_symbols
+from ...dispatch.interpreter import EAGER
+from ..symbolic import SymInt, evaluate, has_symbols
 
-__all__ = ["Plan", "FailedPreconditionError"]
+__all__ = ["FailedPreconditionError", "Plan", "Step", "data_inputs", "inplace_target", "needed_ops", "schedule"]
 
 _WRITES = {"Assign", "AssignAdd", "AssignSub"}
 
@@ -147,7 +146,7 @@ class Plan:
             id(t) not in fed_ids and (t._op.type == "Fused" or (t._op.op_expr is not None and t._op.op_expr.view is None)) for t in fetch_tensors
         )
         self.nslots = len(slots)
-        self.specialised: dict = {}  # fed shapes -> a static runner (session_arrays.py), or None
+        self.specialised: dict = {}  # fed shapes -> a static runner (specialize.py), or None
         self.template = [None] * self.nslots
         for s, value in consts.items():
             self.template[s] = value
@@ -207,6 +206,26 @@ class Plan:
         for s, var in self.fetch_reads:
             values[s] = _read(variables, var, var)
         return [values[s] for s in self.fetch_slots]
+
+
+def inplace_target(inputs: tuple, index: int):
+    """The tensor an op marked ``inplace`` may write into (``inputs[index]``), or None when
+    the run-time shapes say it cannot (the input would be broadcast, or it is a view)."""
+    x = inputs[index]
+    if x._base is not None or not x.is_contiguous():
+        return None
+    shape = x._shape
+    for t in inputs:
+        s = t._shape
+        if s == shape:
+            continue
+        # t must broadcast to x's shape without growing it
+        if len(s) > len(shape):
+            return None
+        for a, b in zip(reversed(s), reversed(shape), strict=False):
+            if a != b and a != 1:
+                return None
+    return x
 
 
 def _view(op, ins: tuple, attrs: dict) -> tuple:
