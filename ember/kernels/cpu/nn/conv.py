@@ -1,0 +1,137 @@
+"""Convolutions: im2col over a strided window view and one batched matmul, a
+multiply-add per tap for depthwise ones, col2im for the transposed ones, and the weight
+gradient as one im2col and one matmul.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from ....dispatch.opexpr import register_kernel
+from ..common import compute_dtype, store
+from ._common import _padded, _tap_slices
+
+
+def _windows(xp: np.ndarray, kernel, stride, dilation, out_size) -> np.ndarray:
+    """A read-only (N, C, *out_size, *kernel) view of the windows of ``xp``; no copy."""
+    st = xp.strides
+    sp = st[2:]
+    shape = xp.shape[:2] + tuple(out_size) + tuple(kernel)
+    strides = st[:2] + tuple(s * k for s, k in zip(sp, stride, strict=True)) + tuple(s * d for s, d in zip(sp, dilation, strict=True))
+    return as_strided(xp, shape, strides, writeable=False)
+
+
+@register_kernel("convolution")
+def _convolution(outs, ins, attrs):
+    out = outs[0]
+    x, w = ins[0], ins[1]
+    bias = ins[2] if len(ins) > 2 else None
+    if out.size == 0:
+        return
+    ct = compute_dtype(out.dtype)
+    groups = attrs["groups"]
+    if attrs["transposed"]:
+        _conv_transpose(out, x, w, bias, attrs, ct)
+        return
+    n = x.shape[0]
+    c_out = w.shape[0]
+    kernel = w.shape[2:]
+    nd = len(kernel)
+    o_size = out.shape[2:]
+    kp, op = math.prod(kernel), math.prod(o_size)
+    cg, cog = x.shape[1] // groups, c_out // groups
+    xp = _padded(x, attrs["padding"], ct)
+    if cg == 1 and groups > 1:
+        _depthwise(out, xp, w, bias, attrs, ct)
+        return
+    win = _windows(xp, kernel, attrs["stride"], attrs["dilation"], o_size)
+    perm = (0, 1, *range(2 + nd, 2 + 2 * nd), *range(2, 2 + nd))
+    col = win.transpose(perm).reshape(n, groups, cg * kp, op)  # im2col: one copy
+    wm = w.astype(ct, copy=False).reshape(groups, cog, cg * kp)
+    direct = out.dtype == ct
+    res = out.reshape(n, groups, cog, op) if direct else np.empty((n, groups, cog, op), ct)
+    np.matmul(wm, col, out=res)
+    if bias is not None:
+        res += bias.astype(ct, copy=False).reshape(groups, cog, 1)
+    if not direct:
+        store(out, res.reshape(out.shape))
+
+
+def _depthwise(out, xp, w, bias, attrs, ct):
+    """One input channel per group: a multiply-add per kernel tap beats tiny matmuls."""
+    groups = attrs["groups"]
+    n, c_out = out.shape[:2]
+    cog = c_out // groups
+    nd = out.ndim - 2
+    o_size = out.shape[2:]
+    wk = w.astype(ct, copy=False).reshape(groups, cog, -1)
+    acc = np.zeros((n, groups, cog, *o_size), ct)
+    tmp = np.empty_like(acc)
+    for i, (_, region) in enumerate(_tap_slices(w.shape[2:], attrs["stride"], attrs["dilation"], o_size)):
+        np.multiply(xp[region][:, :, None], wk[:, :, i].reshape((groups, cog) + (1,) * nd), out=tmp)
+        acc += tmp
+    if bias is not None:
+        acc += bias.astype(ct, copy=False).reshape((groups, cog) + (1,) * nd)
+    store(out, acc.reshape(out.shape))
+
+
+def _conv_transpose(out, x, w, bias, attrs, ct):
+    """col2im: one batched matmul gives every kernel tap's contribution, then one strided add
+    per kernel offset (a loop over the kernel's taps, never over pixels)."""
+    groups = attrs["groups"]
+    n, c_in = x.shape[:2]
+    spatial = x.shape[2:]
+    kernel = w.shape[2:]
+    cig, cog = c_in // groups, w.shape[1]
+    kp, sp = math.prod(kernel), math.prod(spatial)
+    stride, dilation = attrs["stride"], attrs["dilation"]
+    xm = x.astype(ct, copy=False).reshape(n, groups, cig, sp)
+    # taps first: cols[:, g, tap] is one contiguous (cog, *spatial) block per sample
+    wm = w.astype(ct, copy=False).reshape(groups, cig, cog, kp).transpose(0, 3, 2, 1).reshape(groups, kp * cog, cig)
+    cols = np.matmul(wm, xm).reshape(n, groups, kp, cog, *spatial)
+    full_size = tuple((s - 1) * st + d * (k - 1) + 1 + op
+                      for s, st, d, k, op in zip(spatial, stride, dilation, kernel, attrs["output_padding"], strict=True))
+    full = np.zeros((n, groups, cog, *full_size), ct)
+    for i, taps in enumerate(np.ndindex(*kernel)):
+        region = tuple(slice(t * d, t * d + st * (s - 1) + 1, st) for t, d, st, s in zip(taps, dilation, stride, spatial, strict=True))
+        full[(slice(None), slice(None), slice(None), *region)] += cols[:, :, i]
+    full = full.reshape(n, groups * cog, *full_size)
+    crop = full[(slice(None), slice(None), *(slice(lo, lo + o) for (lo, _), o in zip(attrs["padding"], out.shape[2:], strict=True)))]
+    if bias is not None:
+        crop += bias.astype(ct, copy=False).reshape((-1,) + (1,) * len(kernel))
+    store(out, crop)
+
+
+@register_kernel("convolution_backward_weight")
+def _convolution_backward_weight(outs, ins, attrs):
+    """d <gout, conv(x, w)> / d w: one im2col of ``x`` (the forward's) and one batched matmul
+    with ``gout``, summed over the batch. ``gout``'s spatial size sets the windows."""
+    out = outs[0]
+    x, gout = ins[0], ins[1]
+    if out.size == 0:
+        return
+    ct = compute_dtype(out.dtype)
+    groups = attrs["groups"]
+    kernel = attrs["kernel_size"]
+    nd = len(kernel)
+    n, c_in = x.shape[:2]
+    c_out = gout.shape[1]
+    o_size = gout.shape[2:]
+    kp, op = math.prod(kernel), math.prod(o_size)
+    cg, cog = c_in // groups, c_out // groups
+    if n == 0 or op == 0:
+        out[...] = 0
+        return
+    xp = _padded(x, attrs["padding"], ct)
+    win = _windows(xp, kernel, attrs["stride"], attrs["dilation"], o_size)
+    perm = (0, 1, *range(2 + nd, 2 + 2 * nd), *range(2, 2 + nd))
+    col = win.transpose(perm).reshape(n, groups, cg * kp, op)  # im2col: one copy
+    gm = gout.astype(ct, copy=False).reshape(n, groups, cog, op)
+    if n == 1:
+        res = np.matmul(gm[0], col[0].swapaxes(-1, -2))
+    else:
+        res = np.matmul(gm, col.swapaxes(-1, -2)).sum(0)  # (groups, cog, cg * kp)
+    store(out, res.reshape(out.shape))

@@ -1,0 +1,188 @@
+"""Pooling: max and average pooling loop over the kernel's taps (never over pixels)
+of the padded input; max pooling's backward keeps each window's winning tap; adaptive average
+pooling is one averaging matrix per axis.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ....dispatch.opexpr import register_kernel
+from ....ops.nn.pooling import adaptive_matrix
+from ..common import compute_dtype, store
+from ._common import _along_axes, _padded, _tap_slices, _work
+
+
+def _pool_pads(spatial, kernel, stride, padding, dilation, o_size):
+    """(lo, hi) pads that make every window of the output lie inside the padded input."""
+    pads = []
+    for s, k, st, p, d, o in zip(spatial, kernel, stride, padding, dilation, o_size, strict=True):
+        need = (o - 1) * st + d * (k - 1) + 1 if o > 0 else 0
+        pads.append((p, max(need - s - p, 0)))
+    return pads
+
+
+@register_kernel("max_pool")
+@register_kernel("max_pool_with_indices")
+def _max_pool(outs, ins, attrs):
+    out = outs[0]
+    x = ins[0]
+    ct = compute_dtype(out.dtype)
+    kernel, stride, padding, dilation = attrs["kernel_size"], attrs["stride"], attrs["padding"], attrs["dilation"]
+    spatial, o_size = x.shape[2:], out.shape[2:]
+    if out.size == 0:
+        return
+    fill = -np.inf if ct.kind == "f" else (np.iinfo(ct).min if ct.kind in "iu" else False)
+    xp = _padded(x, _pool_pads(spatial, kernel, stride, padding, dilation, o_size), ct, fill)
+    if len(outs) == 1:
+        work = _work(out, ct)
+        for i, (_, region) in enumerate(_tap_slices(kernel, stride, dilation, o_size)):
+            if i == 0:
+                np.copyto(work, xp[region])
+            else:
+                np.maximum(work, xp[region], out=work)
+        store(out, work)
+        return
+    # with indices: PyTorch's scan, a tap replaces the running max when strictly greater (or
+    # NaN); a window with nothing above the fill keeps its first in-bounds position
+    nd = len(kernel)
+    best = np.full(out.shape, fill, ct)
+    index = outs[1]
+    starts = []
+    first = np.zeros((1,) * out.ndim, np.int64)
+    for i in range(nd):
+        shape = [1] * out.ndim
+        shape[2 + i] = o_size[i]
+        start = np.arange(o_size[i]).reshape(shape) * stride[i] - padding[i]
+        starts.append(start)
+        d = dilation[i]
+        first = first * spatial[i] + np.where(start < 0, start + d * ((-start + d - 1) // d), start)
+    index[...] = first
+    for taps, region in _tap_slices(kernel, stride, dilation, o_size):
+        v = xp[region]
+        better = v > best
+        if ct.kind == "f":
+            better |= np.isnan(v)
+        np.copyto(best, v, where=better)
+        at = np.zeros((1,) * out.ndim, np.int64)
+        for i in range(nd):
+            at = at * spatial[i] + starts[i] + taps[i] * dilation[i]
+        np.copyto(index, np.broadcast_to(at, out.shape), where=better)
+    store(out, best)
+
+
+@register_kernel("max_pool_backward")
+def _max_pool_backward(outs, ins, attrs):
+    """The input gradient of max pooling: the forward's scan (a tap replaces the running max
+    when strictly greater, or NaN; a window with nothing above the fill keeps its first
+    in-bounds position) keeps the winning tap per window, then one strided add per tap."""
+    out = outs[0]
+    g, x = ins[0], ins[1]
+    kernel, stride, padding, dilation = attrs["kernel_size"], attrs["stride"], attrs["padding"], attrs["dilation"]
+    spatial, o_size = x.shape[2:], g.shape[2:]
+    if out.size == 0:
+        return
+    if g.size == 0:
+        out[...] = 0
+        return
+    xt = compute_dtype(x.dtype)
+    gt = compute_dtype(out.dtype)
+    fill = -np.inf if xt.kind == "f" else (np.iinfo(xt).min if xt.kind in "iu" else False)
+    pads = _pool_pads(spatial, kernel, stride, padding, dilation, o_size)
+    xp = _padded(x, pads, xt, fill)
+    kp = math.prod(kernel)
+    tap_dtype = np.int8 if kp < 127 else np.int32
+    taps_list = list(_tap_slices(kernel, stride, dilation, o_size))
+    nd = len(kernel)
+    # the first in-bounds tap of every window (tap 0 unless the window starts in the padding)
+    if any(p for p in padding):
+        first = np.full((1, 1, *o_size), -1, tap_dtype)
+        for i, (taps, _) in enumerate(taps_list):
+            inside = np.ones((1, 1) + (1,) * nd, bool)
+            for a in range(nd):
+                shape = [1] * (nd + 2)
+                shape[2 + a] = o_size[a]
+                pos = np.arange(o_size[a]).reshape(shape) * stride[a] - padding[a] + taps[a] * dilation[a]
+                inside = inside & (pos >= 0) & (pos < spatial[a])
+            first = np.where((first < 0) & inside, np.asarray(i, tap_dtype), first)
+        tap = np.broadcast_to(first, g.shape).copy()
+    else:
+        tap = np.zeros(g.shape, tap_dtype)
+    best = np.full(g.shape, fill, xt)
+    better = np.empty(g.shape, bool)
+    flip = np.empty(g.shape, tap_dtype)
+    for i, (_, region) in enumerate(taps_list):
+        v = xp[region]
+        np.greater(v, best, out=better)
+        if xt.kind == "f":
+            better |= np.isnan(v)
+        np.maximum(best, v, out=best)  # the running max (NaN sticks), branch-free
+        # tap = i where better, branch-free: tap ^= (tap ^ i) & -better
+        np.bitwise_xor(tap, np.asarray(i, tap_dtype), out=flip)
+        flip &= np.negative(better.view(np.int8), dtype=tap_dtype) if tap_dtype == np.int8 else -better.astype(tap_dtype)
+        tap ^= flip
+    gc = np.ascontiguousarray(g, dtype=gt)
+    bits = np.dtype(f"u{gt.itemsize}")
+    gbits = gc.view(bits)
+    lo = [p[0] for p in pads]
+    direct = out.dtype == gt and out.flags.c_contiguous and not any(p[0] or p[1] for p in pads)
+    gxp = out if direct else np.zeros(xp.shape, gt)
+    if direct:
+        gxp[...] = 0
+    disjoint = all(st >= d * (k - 1) + 1 for st, d, k in zip(stride, dilation, kernel, strict=True))
+    hit = np.empty(g.shape, bool)
+    mask = np.empty(g.shape, bits)
+    for i, (_, region) in enumerate(taps_list):
+        # g where this tap won, else +0.0: a bit mask (no branches, and NaN/inf never leak)
+        np.equal(tap, i, out=hit)
+        np.negative(hit.view(np.uint8), dtype=bits, out=mask)
+        contrib = np.bitwise_and(gbits, mask).view(gt)
+        if disjoint:
+            gxp[region] = contrib
+        else:
+            gxp[region] += contrib
+    if not direct:
+        crop = gxp[(slice(None), slice(None), *(slice(lo_, lo_ + s) for lo_, s in zip(lo, spatial, strict=True)))]
+        store(out, crop)
+
+
+@register_kernel("avg_pool")
+def _avg_pool(outs, ins, attrs):
+    out = outs[0]
+    x = ins[0]
+    ct = compute_dtype(out.dtype) if out.dtype.kind == "f" else np.dtype(np.float64)
+    kernel, stride, padding = attrs["kernel_size"], attrs["stride"], attrs["padding"]
+    spatial, o_size = x.shape[2:], out.shape[2:]
+    ones = (1,) * len(kernel)
+    if out.size == 0:
+        return
+    xp = _padded(x, _pool_pads(spatial, kernel, stride, padding, ones, o_size), ct)
+    total = np.zeros(out.shape, ct)
+    for _, region in _tap_slices(kernel, stride, ones, o_size):
+        total += xp[region]
+    if attrs["divisor_override"] is not None:
+        total /= attrs["divisor_override"]
+    else:
+        divisor = np.ones((), ct)
+        for s, k, st, p, o in zip(spatial, kernel, stride, padding, o_size, strict=True):
+            start = np.arange(o) * st - p
+            end = np.minimum(start + k, s + p)
+            count = end - start if attrs["count_include_pad"] else np.minimum(end, s) - np.maximum(start, 0)
+            divisor = np.multiply.outer(divisor, count.astype(ct))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            total /= divisor
+    store(out, np.trunc(total) if out.dtype.kind in "iu" else total)
+
+
+@register_kernel("adaptive_avg_pool")
+def _adaptive_avg_pool(outs, ins, attrs):
+    out = outs[0]
+    x = ins[0]
+    if out.size == 0:
+        return
+    ct = compute_dtype(out.dtype)
+    nd = len(attrs["output_size"])
+    mats = [adaptive_matrix(s, o, ct) for s, o in zip(x.shape[-nd:], out.shape[-nd:], strict=True)]
+    store(out, _along_axes(x.astype(ct, copy=False), mats))
