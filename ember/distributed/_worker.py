@@ -10,6 +10,7 @@ waiting in their next collective, or in ``MPI_Finalize``).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import runpy
 import sys
@@ -79,6 +80,10 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit("usage: python -m ember.distributed._worker (script.py | -m module) [args...]")
     os.environ.update(torchrun_environment())
     rank = int(os.environ.get("RANK", "0"))
+    # One write per whole line: mpiexec tags (and interleaves) ranks' output by the chunk it reads.
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(AttributeError, ValueError):
+            stream.reconfigure(line_buffering=True, write_through=False)
     _status.note_started(rank)
     watchdog.install_excepthook(rank)
     path = os.environ.get("EMBER_TIMELINE")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import enum
 import os
+import time
 
 __all__ = ["DebugLevel", "check", "get_debug_level", "set_debug_level", "set_debug_level_from_env"]
 
@@ -55,10 +56,19 @@ def check(pg, name: str, fields: tuple) -> None:
 
     ``fields`` is a tuple of ``(field, value)`` pairs that must be equal on every member.
     """
-    if pg._debug_comm is None:
-        pg._debug_comm = pg._comm.dup()  # collective: every member reaches its first check together
-    mine = (pg._seq + 1, name, fields)  # the number this collective is about to take
-    everyone = pg._debug_comm.allgather_object(mine)
+    from .process_group import _STATE  # the state imports this module; a rank that never comes must not hang the check
+
+    wd = _STATE.watchdog
+    if wd is not None:
+        wd.pending = (f"{name} (its DETAIL fingerprint check)", pg, pg._seq + 1, (0, None), time.perf_counter())
+    try:
+        if pg._debug_comm is None:
+            pg._debug_comm = pg._comm.dup()  # collective: every member reaches its first check together
+        mine = (pg._seq + 1, name, fields)  # the number this collective is about to take
+        everyone = pg._debug_comm.allgather_object(mine)
+    finally:
+        if wd is not None:
+            wd.pending = None
     if all(fp == mine for fp in everyone):
         return
     raise RuntimeError(_describe(pg, everyone))

@@ -1,7 +1,7 @@
 """The launcher: ``ember-run -n 4 train.py --args`` (or ``python -m ember.distributed.run``).
 
-It wraps the ``mpiexec`` that came with the ``mpich`` wheel (beside this Python first, then
-``EMBER_MPIEXEC``'s, then ``PATH``'s) and starts every rank through the per-rank wrapper
+It wraps the ``mpiexec`` that came with the ``mpich`` wheel (``EMBER_MPIEXEC`` when set, else
+the one beside this Python, else ``PATH``'s) and starts every rank through the per-rank wrapper
 (``_worker.py``), which gives each rank torchrun's variables, so programs written for
 ``torchrun`` run unchanged. It accepts torchrun's ``--nproc-per-node``/``--nproc_per_node``,
 passes ``--hosts``/``--hostfile`` to ``mpiexec``, forwards Ctrl-C and SIGTERM, and returns the

@@ -212,12 +212,13 @@ def test_torchrun_environment_and_plain_python_world_of_one(tmp_path):
         print("env", rank, [os.environ.get(k) is not None for k in keys], os.environ["RANK"], os.environ["WORLD_SIZE"], dist.get_local_rank())
         with dist.record_span("work", category="user"):
             dist.barrier()
-    """, "--nproc_per_node", "2", "--timeline", str(tmp_path / "job.json"))
+    """, "--nproc_per_node", "2", "--tag-output", "--timeline", str(tmp_path / "job.json"))
     assert proc.returncode == 0, proc.stderr
     events = json.loads((tmp_path / "job.json").read_text())["traceEvents"]
     assert {(e["pid"], e["name"]) for e in events if e["ph"] == "X"} == {(0, "work"), (1, "work"), (0, "barrier"), (1, "barrier")}
-    assert "env 0 [True, True, True, True, True, True] 0 2 0" in proc.stdout
-    assert "env 1 [True, True, True, True, True, True] 1 2 1" in proc.stdout
+    lines = proc.stdout.splitlines()  # --tag-output: mpiexec keeps each rank's lines whole
+    assert "[0] env 0 [True, True, True, True, True, True] 0 2 0" in lines, proc.stdout
+    assert "[1] env 1 [True, True, True, True, True, True] 1 2 1" in lines, proc.stdout
     script = tmp_path / "plain.py"
     script.write_text(textwrap.dedent("""
         import warnings, ember, ember.distributed as dist
