@@ -109,9 +109,10 @@ def test_rank_exiting_with_code_0_mid_job_is_a_failure_naming_it(tmp_path):
             os._exit(0)
         dist.all_reduce(ember.ones(4))
     """)
-    assert proc.returncode == 1, proc.stderr
-    assert "the job failed although mpiexec reported success" in proc.stderr
-    assert "rank 1: ended first, without finishing its script" in proc.stderr or "rank 1: ended without finishing" in proc.stderr
+    # mpiexec itself says 0 here (rank 0 is stopped with no message): the launcher turns it into 1
+    # (another code when a loaded machine lets rank 0 notice the lost peer first: a failure all the same)
+    assert proc.returncode != 0, proc.stderr
+    assert "rank 1: ended first, without finishing its script" in proc.stderr or "rank 1: ended without finishing" in proc.stderr, proc.stderr
 
 
 def test_rank_exiting_with_an_error_code(tmp_path):
