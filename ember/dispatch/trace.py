@@ -29,7 +29,7 @@ from . import interpreter as _interp
 from . import vm as _vm
 from .opexpr import OP_REGISTRY
 
-__all__ = ["Journey", "Trace", "explain", "trace"]
+__all__ = ["Journey", "Trace", "explain", "note", "trace"]
 
 
 @dataclass
@@ -48,10 +48,14 @@ class Journey:
     times: dict = field(default_factory=dict)  # hop -> us
     dispatches: int = 0
     outer: object = None  # the first interpreter: dispatches count its calls
+    details: dict = field(default_factory=dict)  # a step that is no op says what it did (bytes, group)
 
     def describe(self) -> str:
         """The journey as the seed's diagram: one layer per line, indented as it nests."""
         t = self.times
+        if self.details:  # a step that dispatched no op (a collective): what it moved, where, how long
+            what = ", ".join(f"{k} {v}" for k, v in self.details.items())
+            return f"{'ember.' + self.function + '(' + _metas(self.inputs) + ')':<64} {self.interpreter:<16} {t.get('functional', 0.0):8.1f} us\n  {what}"
         rows = [
             (f"ember.{self.function}(...)", "functional API", t.get("functional")),
             (f"-> functor {self.functor}", "checks, op logic", t.get("functor")),
@@ -233,6 +237,17 @@ def trace() -> Iterator[Trace]:
         yield result
     finally:
         sys.setprofile(previous)
+
+
+def note(function: str, op: str, interpreter: str, kernel: str, inputs: list, us: float, **details) -> None:
+    """Add a step that dispatches no op (a collective of ``ember.distributed``) to this thread's
+    open trace, as a journey with its inclusive time and ``details``; nothing when none is open."""
+    recorder = sys.getprofile()
+    if isinstance(recorder, _Recorder):
+        recorder.result.journeys.append(
+            Journey(function=function, op=op, interpreter=interpreter, kernel=kernel, inputs=inputs, outputs=inputs,
+                    times={"functional": us}, details=details)
+        )
 
 
 def explain(fn: Callable, *args, **kwargs):
