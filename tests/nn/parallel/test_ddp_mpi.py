@@ -7,6 +7,9 @@ training on the concatenated batches, computed locally. Run by the multi-rank ha
 
 from __future__ import annotations
 
+import importlib.util
+import pathlib
+
 import numpy as np
 import pytest
 
@@ -235,3 +238,24 @@ def test_same_parameters_as_torch_in_one_process():
 @pytest.mark.mpi(n=4)
 def test_same_parameters_as_one_process_on_4_ranks():
     _train_and_compare(3, lambda ps: ember.optim.SGD(ps, lr=0.5), bucket_cap_mb=SMALL_BUCKETS_MB)
+
+
+def test_the_example_trains_on_every_rank(tmp_path):
+    pytest.importorskip("sklearn")  # the digits ship in scikit-learn (the demo extra)
+    example = _load_example("ddp_train")
+    result = example.main(["--epochs", "3", "--quiet", "--out", str(tmp_path)])
+    assert result["world_size"] == dist.get_world_size() and result["parameters_agree"]
+    assert result["test_accuracy"] > 0.85 and result["losses"][-1] < result["losses"][0]
+    if dist.get_rank() == 0:
+        state = ember.load(result["checkpoint"])
+        model = TinyModel()
+        model.load_state_dict(state["model"])
+        assert state["world_size"] == dist.get_world_size() and set(state["optimizer"]) == {"state", "param_groups"}
+
+
+def _load_example(name: str):
+    path = pathlib.Path(__file__).resolve().parents[3] / "examples" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"{name}_under_test", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
