@@ -15,6 +15,7 @@ Large reductions and broadcasts go in chunks (``EMBER_DIST_CHUNK_BYTES``, defaul
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 
 import numpy as np
@@ -81,10 +82,27 @@ def world() -> Communicator:
 
 
 def abort(code: int) -> None:
-    """End every process of the job now (``MPI_Abort`` on the world)."""
+    """End every process of the job now (``MPI_Abort`` on the world).
+
+    MPICH unlinks its shared-memory segments at ``MPI_Finalize``, never after an abort, so the
+    aborting rank unlinks the ones it maps first (mappings of the other ranks stay valid)."""
     if MPI is not None and MPI.Is_initialized() and not MPI.Is_finalized():
+        for path in shm_segments():
+            with contextlib.suppress(OSError):
+                os.unlink(path)
         MPI.COMM_WORLD.Abort(code)
     os._exit(code)
+
+
+def shm_segments() -> list[str]:
+    """The MPI library's named shared-memory segments this process maps (``/dev/shm/mpich*``)."""
+    found = []
+    with contextlib.suppress(OSError), open("/proc/self/maps") as maps:
+        for line in maps:
+            path = line.rsplit(None, 1)[-1]
+            if path.startswith("/dev/shm/mpich") and path not in found:
+                found.append(path)
+    return found
 
 
 def is_running() -> bool:

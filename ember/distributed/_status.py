@@ -9,10 +9,11 @@ exit code says 0. Outside the launcher there is no directory and nothing is writ
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 
-__all__ = ["ENV", "note_done", "note_error", "note_started", "read"]
+__all__ = ["ENV", "note_done", "note_error", "note_shm", "note_started", "read", "remove_segments"]
 
 ENV = "EMBER_RUN_STATUS_DIR"
 
@@ -45,6 +46,22 @@ def note_started(rank: int) -> None:
         _write(rank, "started", f"{os.getpid()} {socket.gethostname()}\n")
 
 
+def note_shm(rank: int, paths: list[str]) -> None:
+    """Record the MPI library's shared-memory segments: the launcher unlinks them if the job is
+    killed before MPI_Finalize could (a rank killed by SIGKILL cleans nothing up)."""
+    if paths:
+        _write(rank, "shm", "\n".join(paths) + "\n")
+
+
+def remove_segments(records: dict) -> None:
+    """Unlink every recorded segment still present (after the job ended)."""
+    for rec in records.values():
+        for path in rec.get("shm", "").split():
+            if path.startswith("/dev/shm/"):
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+
+
 def note_done(rank: int) -> None:
     _write(rank, "done", "")
 
@@ -62,7 +79,7 @@ def read(folder: str) -> dict[int, dict[str, str]]:
         return out
     for name in names:
         stem, _, kind = name.partition(".")
-        if not stem.startswith("rank-") or kind not in ("started", "done", "error"):
+        if not stem.startswith("rank-") or kind not in ("started", "done", "error", "shm"):
             continue
         try:
             rank = int(stem[5:])

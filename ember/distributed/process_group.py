@@ -185,6 +185,7 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
     watchdog.install_excepthook(world.rank)
     mpi.before_finalize(_shutdown)
     _status.note_started(world.rank)
+    _status.note_shm(world.rank, mpi.shm_segments())
 
 
 def _check_backend(backend, fn: str) -> None:

@@ -196,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     exits.close()
     rc = 128 - rc if rc < 0 else rc
     rc, lines = _summary(folder, opts.nproc, rc, exits.order)
+    _status.remove_segments(_status.read(folder))
     if lines:
         print("\n".join(lines), file=sys.stderr, flush=True)
     if opts.timeline:

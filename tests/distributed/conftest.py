@@ -23,6 +23,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -101,6 +102,7 @@ def _run_job(n: int) -> dict:
         rank = int(name.split("-")[1].split(".")[0])
         with open(os.path.join(folder, name)) as f:
             per_rank[rank] = {r["nodeid"]: r for r in map(json.loads, f)}
+    shutil.rmtree(folder, ignore_errors=True)
     return {"ranks": per_rank, "output": output, "rc": rc}
 
 

@@ -65,7 +65,7 @@ def test_gather_and_scatter_every_dtype():
             got = ember.zeros(*SHAPE, dtype=dtype)
             dist.scatter(got, pieces, src=root)
             same(got, rank_input(10 + rank, SHAPE, dtype))
-    with pytest.raises(ValueError, match="must be specified on destination rank|must NOT be specified"):
+    with pytest.raises(ValueError, match=r"must be specified on destination rank|must NOT be specified"):
         dist.gather(ember.zeros(1), [ember.zeros(1)] * size if rank == 1 else None, dst=0)
 
 

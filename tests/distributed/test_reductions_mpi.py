@@ -6,6 +6,8 @@ each, so each rank checks its own result against the NumPy computation.
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -153,3 +155,26 @@ def test_bad_use_gets_clear_errors():
         dist.all_reduce(ember.zeros(1).expand(3))
     with pytest.raises(TypeError, match="argument 'op' must be a ReduceOp"):
         dist.all_reduce(t, op="sum")
+
+
+def test_collectives_appear_in_trace_and_timeline(tmp_path):
+    rank = dist.get_rank()
+    t = ember.ones(256)
+    with ember.trace() as tr:
+        dist.all_reduce(t)
+        u = t * 2
+        dist.broadcast(u, src=0, async_op=True).wait()
+    names = [j.function for j in tr.journeys]
+    assert names == ["distributed.all_reduce", "__mul__", "distributed.broadcast"], names
+    first = tr.journeys[0]
+    assert first.details["bytes"] == 1024 and first.details["group"] == "WORLD" and first.times["functional"] > 0
+    assert tr.journeys[2].details["async"] is True
+    path = tmp_path / f"tl{rank}.json"
+    with dist.timeline(str(path)) as tl:
+        dist.all_reduce(t)
+        with dist.record_span("bucket 0", category="ddp", params=3):
+            dist.all_reduce(t, async_op=True).wait()
+    spans = [e for e in tl.events if e["ph"] == "X"]
+    assert [(e["name"], e["cat"]) for e in spans] == [("all_reduce", "collective"), ("all_reduce", "collective"), ("bucket 0", "ddp")]
+    assert spans[0]["args"]["bytes"] == 1024 and spans[0]["pid"] == rank and spans[2]["args"] == {"params": 3}
+    assert json.loads(path.read_text())["traceEvents"][0]["args"]["name"] == f"rank {rank}"
