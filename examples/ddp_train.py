@@ -10,8 +10,8 @@ loading, seeded), a DistributedSampler gives each rank its own share of every ep
 DistributedDataParallel averages the gradients, so each step trains on `batch-size x ranks`
 samples. Only rank 0 draws the tqdm bar, prints, and writes the checkpoint
 (`<out>/tiny_model_ddp.ckpt`: the model's and Adam's state, safetensors layout); at the end every
-rank checks that all hold the same parameters. `--timeline run.json` writes each rank's timeline
-(the gradient buckets' all-reduces against backward) as a Chrome trace.
+rank checks that all hold the same parameters. The launcher's `--timeline run.json` writes every
+rank's timeline as one Chrome trace: each backward, and each gradient bucket's all-reduce in it.
 """
 
 from __future__ import annotations
@@ -42,7 +42,6 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--lr", type=float, default=1e-3, help="Adam's learning rate")
     parser.add_argument("--seed", type=int, default=0, help="seeds the init, the split and the shuffle")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where rank 0 writes the checkpoint (default: build/ddp)")
-    parser.add_argument("--timeline", type=Path, help="write this rank's timeline as a Chrome trace (rank K adds .rankK)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar, no printing (for tests)")
     return parser.parse_args(argv)
 
@@ -123,11 +122,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
     args = parse_args(argv)
     if not dist.is_initialized():
         dist.init_process_group()  # under the launcher or mpiexec: the job's ranks; started plainly: a world of one
-    if args.timeline is None:
-        return train(args)
-    path = args.timeline if dist.get_rank() == 0 else args.timeline.with_suffix(f".rank{dist.get_rank()}{args.timeline.suffix}")
-    with dist.timeline(str(path)):
-        return train(args)
+    return train(args)
 
 
 if __name__ == "__main__":
