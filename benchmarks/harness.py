@@ -85,6 +85,28 @@ def case(name: str, *, note: str = "", target_us: float | None = None, compare: 
     return register
 
 
+@dataclass(frozen=True)
+class Job:
+    """A case that runs in processes of its own (a multi-rank MPI job), times its variants there,
+    and prints its own table: ``run(quick)`` returns records for the JSON output."""
+
+    name: str
+    run: Callable[[bool], list]
+
+
+JOBS: list[Job] = []
+
+
+def job(name: str):
+    """Register ``run(quick) -> records`` as a job case (run after the in-process cases)."""
+
+    def register(run):
+        JOBS.append(Job(name, run))
+        return run
+
+    return register
+
+
 # ---------------------------------------------------------------------------------------
 # timing
 

@@ -61,10 +61,11 @@ def main(argv: list[str] | None = None) -> int:
         with contextlib.suppress(RuntimeError):  # only settable before torch's first parallel work
             harness.torch.set_num_interop_threads(args.threads)
     selected = [c for c in harness.CASES if args.filter in c.name]
+    jobs = [j for j in harness.JOBS if args.filter in j.name]
     if args.list:
-        print("\n".join(c.name for c in selected))
+        print("\n".join(c.name for c in [*selected, *jobs]))
         return 0
-    if not selected:
+    if not selected and not jobs:
         print(f"no case matches {args.filter!r}; cases are:\n  " + "\n  ".join(c.name for c in harness.CASES), file=sys.stderr)
         return 2
 
@@ -85,9 +86,14 @@ def main(argv: list[str] | None = None) -> int:
         done.append((bench, harness.run_case(bench, settings, rng)))
     if progress:
         print("\r\033[K", end="", file=sys.stderr, flush=True)
-    report.print_table(done)
+    if done:
+        report.print_table(done)
     records = report.comparisons(done)
     report.print_comparisons(records, done)
+    job_records = {}
+    for j in jobs:  # multi-process cases time themselves in their own processes and print their own tables
+        print(f"\n{j.name}")
+        job_records[j.name] = j.run(args.quick)
 
     if args.json:
         payload = {
@@ -95,6 +101,7 @@ def main(argv: list[str] | None = None) -> int:
             "settings": {**vars(settings), "threads": args.threads, "quick": args.quick, "filter": args.filter, "seed": args.seed},
             "results": [r.to_dict() for _, results in done for r in results],
             "comparisons": records,
+            "jobs": job_records,
         }
         with open(args.json, "w") as f:
             json.dump(payload, f, indent=1)

@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import dtype as _dt
-from .._core.tensor import Tensor
+from .._core.storage import sync_point
+from .._core.tensor import HOST_READ_GUARD, Tensor
 
 __all__ = ["array_of", "check_list", "contiguous", "finish_reduction", "reduction_buffer", "written", "writable_array"]
 
@@ -31,6 +32,15 @@ def array_of(tensor, fn: str, arg: str = "tensor") -> np.ndarray:
 
 def writable_array(tensor, fn: str, arg: str = "tensor") -> np.ndarray:
     """Like :func:`array_of`, for a tensor the collective writes into."""
+    # The common case in a few attribute reads: a CPU tensor whose NumPy view is cached and no
+    # asynchronous stream or tracer needs a say (what _host_array would check).
+    if type(tensor) is Tensor and sync_point.wait is None and HOST_READ_GUARD[0] is None:
+        storage = tensor._storage
+        data = storage._data
+        if data is not None and tensor._np_src is data and not storage._readonly:
+            array = tensor._np
+            if array.flags.c_contiguous and tensor._dtype is not _dt.string:
+                return array
     array = array_of(tensor, fn, arg)
     if tensor._storage._readonly or not array.flags.c_contiguous:
         tensor._check_writable(f"{fn}()")  # read-only memory, or an expanded view

@@ -15,10 +15,17 @@ from ..dispatch.trace import note as _note
 from . import timeline as _timeline
 from .process_group import _STATE
 
-__all__ = ["begin", "end", "finished_async", "waited", "waiting"]
+__all__ = ["begin", "detail_of", "end", "finished_async", "observed", "waited", "waiting"]
 
 _perf = time.perf_counter
 _TL = _timeline._ACTIVE
+
+
+def detail_of(detail) -> tuple:
+    """``(nbytes, dtype name)`` of a collective's detail: the tuple itself, or a tensor's."""
+    if isinstance(detail, tuple):
+        return detail
+    return detail._dtype.itemsize * detail.numel(), detail._dtype.name
 
 
 def begin(pg, name: str, detail: tuple, numbered: bool = True) -> float:
@@ -37,9 +44,8 @@ def end(pg, name: str, detail: tuple, start: float, inputs=None) -> None:
     wd = _STATE.watchdog
     if wd is not None:
         wd.pending = None
-        wd.last_end = _perf()
     if _TL or sys.getprofile() is not None:
-        _observed(name, pg, pg._seq, detail, start, _perf(), inputs, False)
+        observed(name, pg, pg._seq, detail, start, _perf(), inputs, False)
 
 
 def waiting(info: tuple, start: float) -> None:
@@ -54,18 +60,19 @@ def waited() -> None:
     wd = _STATE.watchdog
     if wd is not None:
         wd.pending = None
-        wd.last_end = _perf()
 
 
 def finished_async(info: tuple, start: float) -> None:
     """An async collective was seen complete: record it from its launch to now."""
     if _TL or sys.getprofile() is not None:
         name, pg, seq, detail = info
-        _observed(name, pg, seq, detail, start, _perf(), None, True)
+        observed(name, pg, seq, detail, start, _perf(), None, True)
 
 
-def _observed(name: str, pg, seq: int, detail: tuple, start: float, stop: float, inputs, is_async: bool) -> None:
-    nbytes, dtype = detail
+def observed(name: str, pg, seq: int, detail, start: float, stop: float, inputs, is_async: bool) -> None:
+    """Add one finished collective to the open timelines and trace (``detail``: a tensor, or
+    ``(nbytes, dtype name)``)."""
+    nbytes, dtype = detail_of(detail)
     group = pg.group_name
     for tl in _TL:
         tl.add(name, start, stop, "collective", {"bytes": nbytes, "dtype": dtype, "group": group, "seq": seq, "async": is_async})

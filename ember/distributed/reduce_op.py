@@ -88,6 +88,7 @@ class Plan:
 
 
 _PLANS: dict = {}
+SUM_PLANS: dict = {}  # dtype -> Plan of ReduceOp.SUM: the common case without hashing an enum
 
 
 def reduction_plan(dtype: _dt.DType, op, fn: str) -> Plan:
@@ -112,6 +113,8 @@ def reduction_plan(dtype: _dt.DType, op, fn: str) -> Plan:
     else:
         plan = Plan(_MPI_NAME[red], dtype in _WIDENED, red is RedOpType.AVG)
     _PLANS[(dtype, red)] = plan
+    if red is RedOpType.SUM:
+        SUM_PLANS[dtype] = plan
     return plan
 
 

@@ -44,6 +44,7 @@ class Watchdog:
         self.pending = None  # (name, group, number, detail, start) of the collective being waited on
         self.last_end = time.perf_counter()
         self._warned = None
+        self._count = 0
         self._round = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="ember-distributed-watchdog", daemon=True)
@@ -70,6 +71,10 @@ class Watchdog:
     def _tick(self) -> None:
         self._answer()
         pending = self.pending
+        count = sum(pg._seq for pg in list(self.state.groups))
+        if pending is not None or count != self._count:  # "idle" counts from the last tick that saw a collective
+            self._count = count
+            self.last_end = time.perf_counter()
         if pending is None:
             return
         name, pg, seq, detail, start = pending
@@ -158,8 +163,10 @@ class Watchdog:
         return lines, missing
 
 
-def describe_detail(detail: tuple) -> str:
-    """``(nbytes, dtype)`` as ``4.0 KiB of float32``."""
+def describe_detail(detail) -> str:
+    """A collective's detail (``(nbytes, dtype)`` or its tensor) as ``4.0 KiB of float32``."""
+    if not isinstance(detail, tuple):
+        detail = (detail._dtype.itemsize * detail.numel(), detail._dtype.name)
     nbytes, dtype = detail
     size = f"{nbytes} B" if nbytes < 1024 else f"{nbytes / 1024:.1f} KiB" if nbytes < 1 << 20 else f"{nbytes / (1 << 20):.1f} MiB"
     return size if dtype is None else f"{size} of {dtype}"

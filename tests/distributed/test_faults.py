@@ -77,10 +77,17 @@ def run_job(tmp_path, body: str, *launcher_args, env=None, use_launcher=True, n=
     cmd, marker = _launch(tmp_path, body, *launcher_args, use_launcher=use_launcher, n=n)
     before = _shm()
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S, env={**os.environ, **(env or {})})
-    time.sleep(0.2)
-    assert _leftovers(marker) == [], "processes of the job were left behind"
-    assert _shm() - before == set(), "the job left shared-memory segments behind"
+    _check_clean(marker, before, proc.stderr)
     return proc
+
+
+def _check_clean(marker: str, shm_before: set[str], stderr: str) -> None:
+    """No process of the job left (a killed one may take a moment to be reaped) and no segment."""
+    deadline = time.monotonic() + 5.0
+    while _leftovers(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _leftovers(marker) == [], f"processes of the job were left behind; its stderr:\n{stderr}"
+    assert _shm() - shm_before == set(), f"the job left shared-memory segments behind; its stderr:\n{stderr}"
 
 
 def test_uncaught_exception_aborts_the_job_with_rank_and_traceback(tmp_path):
@@ -172,8 +179,7 @@ def test_ctrl_c_is_forwarded_and_ends_every_rank(tmp_path):
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode != 0
-    time.sleep(0.2)
-    assert _leftovers(marker) == [] and _shm() - before == set()
+    _check_clean(marker, before, "")
 
 
 def test_detail_debug_mode_names_the_ranks_and_fields_that_differ(tmp_path):
