@@ -130,7 +130,9 @@ class Reducer:
     def prepare_for_forward(self) -> None:
         """Before a forward with grad enabled: the previous backward must have finished; after the
         first synchronised backward the buckets are planned again in the order its gradients came."""
-        if self._started:
+        if self._started and self.world_size == 1:
+            self._reset()  # a backward that raised part-way: nothing was sent, nothing to agree on
+        elif self._started:
             raise RuntimeError(
                 "DistributedDataParallel: a forward started while the previous backward's gradient reduction had not finished "
                 "(that backward raised an error part-way); the ranks may no longer agree, so training cannot go on from here"

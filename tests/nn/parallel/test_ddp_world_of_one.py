@@ -119,3 +119,27 @@ def test_frozen_and_ignored_parameters_are_left_alone():
 def test_sampler_takes_the_world_from_the_group():
     sampler = DistributedSampler(range(5), shuffle=False)
     assert (sampler.num_replicas, sampler.rank, list(sampler)) == (1, 0, [0, 1, 2, 3, 4])
+
+
+@one_rank
+def test_a_backward_that_raised_does_not_stop_training():
+    model = TinyModel()
+    ddp = DDP(model)
+    x, y = next(batches(1, 1, 4))
+
+    def fail(grad):
+        raise ValueError("hook failed")
+
+    kept = []  # (ember drops a hook with its tensor: keep the tensor alive)
+
+    def watch(module, args, out):
+        out.register_hook(fail)
+        kept.append(out)
+
+    handle = model.linear1.register_forward_hook(watch)
+    with pytest.raises(ValueError, match="hook failed"):
+        loss_fn(ddp(x), y).backward()  # linear2's gradients arrived (the reduction began), linear1's never did
+    handle.remove()
+    model.zero_grad()
+    loss_fn(ddp(x), y).backward()  # in a world of one nothing was sent: training goes on
+    assert all(p.grad is not None for p in model.parameters())
