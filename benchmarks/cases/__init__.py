@@ -1,5 +1,19 @@
 """The benchmark cases. Importing a module registers its cases; add a module here to add cases."""
 
-from . import checkpoint, distributed, dlpack, fusion, graph, interop, memory, multiprocessing, ops, tensorproto, training, views
+from . import (
+    checkpoint,
+    ddp,
+    distributed,
+    dlpack,
+    fusion,
+    graph,
+    interop,
+    memory,
+    multiprocessing,
+    ops,
+    tensorproto,
+    training,
+    views,
+)
 
-__all__ = ["checkpoint", "distributed", "dlpack", "fusion", "graph", "interop", "memory", "multiprocessing", "ops", "tensorproto", "training", "views"]
+__all__ = ["checkpoint", "ddp", "distributed", "dlpack", "fusion", "graph", "interop", "memory", "multiprocessing", "ops", "tensorproto", "training", "views"]

@@ -99,6 +99,8 @@ def _register_hook(self: Tensor, hook):
 
 def _register_post_accumulate_grad_hook(self: Tensor, hook):
     """``hook(tensor)`` after a leaf's ``.grad`` has been accumulated."""
+    if not self._requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
     if self.grad_fn is not None:
         raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
     hooks = engine.POST_ACCUMULATE_HOOKS.setdefault(self, [])

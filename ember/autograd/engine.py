@@ -3,7 +3,8 @@
 ``backward`` counts, for each node reachable from the roots, how many edges lead into it;
 a node runs once every gradient for it has arrived (summed per output), latest-recorded
 first among the ready ones, as PyTorch's engine orders them. Leaves' ``AccumulateGrad`` add
-into ``.grad``; ``grad()`` captures the gradients of chosen inputs instead.
+into ``.grad``; ``grad()`` captures the gradients of chosen inputs instead. Code running inside
+a backward (a hook) may ``queue_callback`` a function to run once that backward has finished.
 
 >>> import ember
 >>> x = ember.tensor([1.0, 2.0], requires_grad=True)
@@ -16,19 +17,62 @@ from __future__ import annotations
 
 import functools
 import heapq
+import threading
 
 from .._core.tensor import Tensor
 from ..dispatch import grad_mode
 from .graph import AccumulateGrad, TensorMap, accumulate_grad_node
 from .interpreter import OUTPUT_NR
 
-__all__ = ["backward", "grad"]
+__all__ = ["backward", "grad", "queue_callback"]
 
 # tensors whose .grad is kept although they are not leaves (Tensor.retain_grad)
 RETAINS_GRAD = TensorMap()  # tensor -> True
 # tensor -> hooks on its gradient (Tensor.register_hook), and leaves' post-accumulate hooks
 TENSOR_HOOKS = TensorMap()
 POST_ACCUMULATE_HOOKS = TensorMap()
+
+
+class _Running(threading.local):
+    # per thread, the final-callback lists of the backwards running now, innermost last
+    # (a hook may run a backward of its own)
+    def __init__(self) -> None:
+        self.callbacks: list[list] = []
+
+
+_RUNNING = _Running()
+
+
+def queue_callback(callback) -> None:
+    """Run ``callback()`` when the backward now running on this thread has finished.
+
+    PyTorch's ``Variable._execution_engine.queue_callback``: called from a hook during
+    ``backward()`` or ``grad()``, the callback runs after the last node of that backward, before
+    the call returns, in the order queued; a callback may queue more. If the backward raises,
+    its callbacks do not run. DistributedDataParallel waits for its gradient reductions here.
+
+    >>> import ember
+    >>> from ember.autograd import engine
+    >>> w = ember.tensor([1.0, 2.0], requires_grad=True)
+    >>> seen = []
+    >>> _ = w.register_post_accumulate_grad_hook(lambda p: engine.queue_callback(lambda: seen.append(p.grad.tolist())))
+    >>> (w * w).sum().backward()
+    >>> seen
+    [[2.0, 4.0]]
+    """
+    if not callable(callback):
+        raise TypeError(f"queue_callback(): callback must be callable, not {type(callback).__name__}")
+    running = _RUNNING.callbacks
+    if not running:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    running[-1].append(callback)
+
+
+def _run_callbacks(callbacks: list) -> None:
+    i = 0
+    while i < len(callbacks):  # (a callback may queue another)
+        callbacks[i]()
+        i += 1
 
 
 def _ones_like_meta(t: Tensor) -> Tensor:
@@ -101,6 +145,9 @@ def _execute(roots: list, retain_graph: bool, create_graph: bool, capture: dict 
     push, pop = heapq.heappush, heapq.heappop
     previous = grad_mode.state.enabled
     grad_mode.state.enabled = create_graph
+    running = _RUNNING.callbacks
+    callbacks: list = []
+    running.append(callbacks)
     try:
         while ready:
             node = pop(ready)[2]
@@ -156,7 +203,10 @@ def _execute(roots: list, retain_graph: bool, create_graph: bool, capture: dict 
                 deps[nxt] = left
                 if left == 0:
                     push(ready, (-nxt.sequence_nr, id(nxt), nxt))
+        if callbacks:
+            _run_callbacks(callbacks)
     finally:
+        running.pop()
         grad_mode.state.enabled = previous
 
 
@@ -216,9 +266,15 @@ def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, creat
     if inputs is not None:
         inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
         results = grad(tensors, inputs, grad_tensors, retain_graph=retain_graph, create_graph=create_graph, allow_unused=True)
-        for t, g in zip(inputs, results, strict=True):
-            if g is not None:
-                _accumulate(t, g, create_graph, {id(g) for g in results})
+        callbacks: list = []
+        _RUNNING.callbacks.append(callbacks)  # the accumulation's hooks belong to this backward too
+        try:
+            for t, g in zip(inputs, results, strict=True):
+                if g is not None:
+                    _accumulate(t, g, create_graph, {id(g) for g in results})
+            _run_callbacks(callbacks)
+        finally:
+            _RUNNING.callbacks.pop()
         return
     _execute(roots, retain_graph, create_graph, None, True)
 

@@ -21,7 +21,7 @@ TinyModel(
 ember.Size([1, 10])
 """
 
-from . import functional, init, utils
+from . import functional, init, parallel, utils
 from .modules import (
     CELU,
     ELU,
@@ -114,5 +114,5 @@ __all__ = [
     "Parameter", "ParameterDict", "ParameterList", "RMSNorm", "RNNBase", "ReLU", "ReLU6", "Sequential", "SiLU", "Sigmoid",
     "SmoothL1Loss", "Softmax", "Softmin", "Softplus", "Softsign", "Tanh", "Tanhshrink",
     "TransformerEncoder", "TransformerEncoderLayer", "Unflatten",
-    "functional", "init", "utils",
+    "functional", "init", "parallel", "utils",
 ]  # fmt: skip
