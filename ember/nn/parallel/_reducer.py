@@ -27,8 +27,8 @@ from ... import distributed as dist
 from ..._core import dtype as _dt
 from ..._core.tensor import Tensor, tensor
 from ...autograd import engine
-from ...autograd.grad_mode import no_grad
 from ...autograd.graph import AccumulateGrad
+from ...dispatch.grad_mode import no_grad
 from ...ops import functional as F
 from . import _buckets
 

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 
 from ... import distributed as dist
 from ..._core.tensor import Tensor
-from ...autograd.grad_mode import is_grad_enabled, no_grad
+from ...dispatch.grad_mode import is_grad_enabled, no_grad
 from ...ops import functional as F
 from ..modules.module import Module
 from . import _buckets
