@@ -205,10 +205,12 @@ def zero_unary_grad(ctx, g):
 
 
 def zero_binary_grad(ctx, g):
+    """Zero gradients for both inputs of a tensor-tensor primitive constant almost everywhere."""
     return zeros_grad(ctx, 0), zeros_grad(ctx, 1)
 
 
 def zero_binary_scalar_grad(ctx, g):
+    """A zero gradient for the tensor input of a tensor-scalar primitive constant almost everywhere."""
     return (zeros_grad(ctx, 0),)
 
 

@@ -59,6 +59,7 @@ def check_pair(op: str, a: _dt.DType, b: _dt.DType, promoted: _dt.DType, kinds: 
 
 
 def same(dtype: _dt.DType) -> _dt.DType:
+    """The input dtype itself (``neg``, ``relu``, ``add``...)."""
     return dtype
 
 
@@ -68,16 +69,20 @@ def to_float(dtype: _dt.DType) -> _dt.DType:
 
 
 def to_real(dtype: _dt.DType) -> _dt.DType:
+    """Complex to its real counterpart (``abs``); real dtypes unchanged."""
     return dtype.to_real()
 
 
 def to_real_float(dtype: _dt.DType) -> _dt.DType:
+    """A real floating dtype (``angle``): integers to the default float, complex to its real part."""
     return to_float(dtype).to_real()
 
 
 def to_bool(dtype: _dt.DType) -> _dt.DType:
+    """bool, whatever the input (predicates and comparisons)."""
     return _dt.bool_
 
 
 def bool_to_long(dtype: _dt.DType) -> _dt.DType:
+    """int64 for bool, as PyTorch's ``square`` (``pow(bool, 2)``); other dtypes unchanged."""
     return _dt.int64 if dtype is _dt.bool_ else dtype
