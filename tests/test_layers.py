@@ -58,8 +58,6 @@ KNOWN_IN_CIRCLES: set[str] = {
 
 MAX_LINES = 800
 KNOWN_LONG_FILES: set[str] = {
-    "ember/kernels/cpu/elementwise.py",
-    "ember/ops/elementwise.py",
     "ember/ops/indexing.py",
     "ember/ops/linalg.py",
     "ember/ops/shape.py",

@@ -1,7 +1,7 @@
 """relu's one-kernel backward (``threshold_backward``) against its composite formula.
 
-relu is an elementwise op; this test sat with the nn derivatives and belongs with the
-elementwise tests (``F.relu`` is ``torch.nn.functional.relu``'s twin)."""
+relu is an elementwise op, so its test lives with the elementwise tests
+(``F.relu`` is ``torch.nn.functional.relu``'s twin)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 import ember
 from ember.ops import functional as F
 
-from ._helpers import count_kernel_calls
+from tests.ops.nn._helpers import count_kernel_calls
 
 
 @pytest.mark.parametrize("dtype", [ember.float32, ember.float64])

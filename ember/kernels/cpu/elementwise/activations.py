@@ -1,0 +1,105 @@
+"""CPU kernels of the activations: relu (and its backward, threshold_backward), silu, gelu,
+softplus, elu, leaky_relu, hardtanh."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ....dispatch.opexpr import register_kernel
+from .factories import F64, map1
+from .special import erfc, sigmoid
+
+__all__ = ["relu"]
+
+_ZEROS: dict = {}  # a 0-d zero per dtype: np.maximum(x, zero) is ~3x faster than np.maximum(x, 0)
+_ZERO_ROWS: dict = {}  # zeros to compare arrays with elementwise: NumPy's maximum has no SIMD loop against a 0-d operand
+_ZERO_ROWS_LIMIT = 1 << 18  # elements per call (1 MiB of float32): larger contiguous arrays go through in slices of this many
+# (shape, dtype) -> _ZERO_ROWS shaped like x: slicing and reshaping it was ~1 us of a (64, 200) relu's ~3.5
+_ZERO_VIEWS: dict = {}
+_ZERO_VIEWS_LIMIT = 64
+
+
+def relu(outs, ins, attrs):
+    x, out = ins[0], outs[0]
+    zeros = _ZERO_VIEWS.get((x.shape, x.dtype))
+    if zeros is not None:
+        np.maximum(x, zeros, out=out)
+        return
+    n = x.size
+    if n == 0:
+        return
+    rows = _ZERO_ROWS.get(x.dtype)
+    if rows is None:
+        rows = _ZERO_ROWS[x.dtype] = np.zeros(_ZERO_ROWS_LIMIT, x.dtype)
+    if n <= _ZERO_ROWS_LIMIT:  # (64, 200) float32: 1.8 us against 5.5 with the 0-d zero
+        zeros = rows[:n].reshape(x.shape)
+        if len(_ZERO_VIEWS) >= _ZERO_VIEWS_LIMIT:
+            _ZERO_VIEWS.clear()
+        _ZERO_VIEWS[(x.shape, x.dtype)] = zeros
+        np.maximum(x, zeros, out=out)
+        return
+    if x.flags.c_contiguous and out.flags.c_contiguous:  # (256, 1024) float32: 40 us against 98
+        flat_x, flat_out = x.reshape(-1), out.reshape(-1)
+        for start in range(0, n, _ZERO_ROWS_LIMIT):
+            stop = min(start + _ZERO_ROWS_LIMIT, n)
+            np.maximum(flat_x[start:stop], rows[: stop - start], out=flat_out[start:stop])
+        return
+    zero = _ZEROS.get(x.dtype)
+    if zero is None:
+        zero = _ZEROS[x.dtype] = np.zeros((), x.dtype)
+    np.maximum(x, zero, out=out)
+
+
+register_kernel("relu")(relu)
+
+
+@register_kernel("threshold_backward")
+def _threshold_backward(outs, ins, attrs):
+    """The gradient where the output is above the threshold, zero elsewhere (and where it is NaN)."""
+    g, y = ins
+    threshold = attrs["threshold"]
+    if threshold == 0:  # relu's: a cached 0-d zero (NumPy converts a Python float on every call)
+        threshold = _ZEROS.get(y.dtype)
+        if threshold is None:
+            threshold = _ZEROS[y.dtype] = np.zeros((), y.dtype)
+    # the mask as floats first: multiplying by a bool array runs a slow casting loop (6.7 -> 4.5 us on 64x200)
+    np.multiply(g, np.greater(y, threshold).astype(g.dtype), out=outs[0])
+
+
+map1("silu", lambda x, a: x * sigmoid(x))
+
+_SQRT_HALF = math.sqrt(0.5)
+_SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
+
+
+def _gelu(x, attrs):
+    if attrs["approximate"] == "tanh":
+        return 0.5 * x * (1 + np.tanh(_SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)))
+    x64 = x.astype(F64, copy=False)
+    return (0.5 * x64 * erfc(-x64 * _SQRT_HALF)).astype(x.dtype, copy=False)
+
+
+map1("gelu", _gelu)
+
+
+def _softplus(x, attrs):
+    beta, threshold = attrs["beta"], attrs["threshold"]
+    bx = x * x.dtype.type(beta)
+    return np.where(bx > threshold, x, np.logaddexp(0, bx) / x.dtype.type(beta))
+
+
+map1("softplus", _softplus)
+map1("elu", lambda x, a: np.where(x > 0, x, x.dtype.type(a["alpha"]) * np.expm1(x)))
+map1("leaky_relu", lambda x, a: np.where(x > 0, x, x * x.dtype.type(a["negative_slope"])))
+
+
+def _hardtanh(x, attrs):
+    lo, hi = attrs["min_val"], attrs["max_val"]
+    if x.dtype.kind in "iu":
+        lo, hi = int(lo), int(hi)
+    return np.minimum(np.maximum(x, x.dtype.type(lo)), x.dtype.type(hi))
+
+
+map1("hardtanh", _hardtanh)

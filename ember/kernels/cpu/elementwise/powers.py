@@ -1,0 +1,30 @@
+"""CPU kernels of the powers and roots: sqrt, rsqrt, square, reciprocal, pow."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .factories import BOOL, map1, map2, ufunc1
+
+ufunc1("sqrt", np.sqrt, "float")
+map1("rsqrt", lambda x, a: 1 / np.sqrt(x), "float")
+ufunc1("square", np.square, "long")
+ufunc1("reciprocal", np.reciprocal, "float")
+
+
+def _pow(a, b, attrs):
+    if a.dtype.kind == "b":  # x ** True is x, x ** False is True
+        return a | ~b
+    if a.dtype.kind == "i":
+        negative = b < 0
+        if np.any(negative):
+            # integer ** negative integer, as C truncates 1 / a**|b|: 1 for 1, +-1 for -1, else 0
+            a, b, negative = np.broadcast_arrays(a, b, negative)
+            r = np.power(a, np.where(negative, 0, b))
+            odd = (b & 1).astype(BOOL)
+            special = np.where(a == 1, 1, np.where(a == -1, np.where(odd, -1, 1), 0)).astype(a.dtype)
+            return np.where(negative, special, r)
+    return np.power(a, b)
+
+
+map2("pow", _pow)

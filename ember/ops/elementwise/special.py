@@ -1,0 +1,68 @@
+"""Special functions: the error function, its complement, and the logistic sigmoid.
+
+Integers and bool give the default float dtype; ``erf`` and ``erfc`` take real input only.
+Their kernels evaluate W. J. Cody's rational approximations in float64.
+
+>>> ember.sigmoid(ember.tensor([0.0])).tolist(), ember.erfc(ember.tensor([0.0])).tolist()
+([0.5], [1.0])
+"""
+
+from __future__ import annotations
+
+from ..common import functional as _F
+from ..schema import schema_family
+from .factories import cj, unary, unary_grad
+from .kinds import ALL, REAL, to_float
+
+declare = schema_family("elementwise")
+
+_TWO_OVER_SQRT_PI = 1.1283791670955126
+
+declare(
+    "erf",
+    "Tensor (Tensor input) => Erf",
+    method=True, inplace="erf_", out=True,
+    doc="""
+    The error function (W. J. Cody's rational approximations, float64-accurate).
+
+    >>> ember.erf(ember.tensor([0.0, -30.0])).tolist()
+    [0.0, -1.0]
+    """,
+)
+unary("erf", "Erf", kinds=REAL, result=to_float)
+
+
+@unary_grad("erf")
+def _erf_grad(ctx, g):
+    (x,) = ctx.inputs
+    return g * (_TWO_OVER_SQRT_PI * _F().exp(-(x * x)))
+
+
+declare(
+    "erfc",
+    "Tensor (Tensor input) => Erfc",
+    method=True, inplace="erfc_", out=True,
+    doc="1 - erf(input), accurate in the tail.",
+)
+unary("erfc", "Erfc", kinds=REAL, result=to_float)
+
+
+@unary_grad("erfc")
+def _erfc_grad(ctx, g):
+    (x,) = ctx.inputs
+    return g * (-_TWO_OVER_SQRT_PI * _F().exp(-(x * x)))
+
+
+declare(
+    "sigmoid",
+    "Tensor (Tensor input) => Sigmoid",
+    method=True, inplace="sigmoid_", out=True,
+    doc="1 / (1 + exp(-input)), computed without overflow.",
+)
+unary("sigmoid", "Sigmoid", kinds=ALL, result=to_float)
+
+
+@unary_grad("sigmoid", saves="outputs")
+def _sigmoid_grad(ctx, g):
+    (y,) = ctx.outputs
+    return g * cj(y * (1 - y))
