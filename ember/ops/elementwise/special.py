@@ -1,7 +1,8 @@
-"""Special functions: the error function, its complement, and the logistic sigmoid.
+"""Special functions: the error function, its complement and its inverse, and the logistic sigmoid.
 
-Integers and bool give the default float dtype; ``erf`` and ``erfc`` take real input only.
-Their kernels evaluate W. J. Cody's rational approximations in float64.
+Integers and bool give the default float dtype; ``erf``, ``erfc`` and ``erfinv`` take real input
+only. Their kernels compute in float64: W. J. Cody's rational approximations for erf and erfc,
+Wichura's AS241 and a Newton step for erfinv.
 
 >>> ember.sigmoid(ember.tensor([0.0])).tolist(), ember.erfc(ember.tensor([0.0])).tolist()
 ([0.5], [1.0])
@@ -17,6 +18,7 @@ from .kinds import ALL, REAL, to_float
 declare = schema_family("elementwise")
 
 _TWO_OVER_SQRT_PI = 1.1283791670955126
+_SQRT_PI_OVER_TWO = 0.8862269254527580
 
 declare(
     "erf",
@@ -51,6 +53,26 @@ unary("erfc", "Erfc", kinds=REAL, result=to_float)
 def _erfc_grad(ctx, g):
     (x,) = ctx.inputs
     return g * (-_TWO_OVER_SQRT_PI * _F().exp(-(x * x)))
+
+
+declare(
+    "erfinv",
+    "Tensor (Tensor input) => Erfinv",
+    method=True, inplace="erfinv_", out=True,
+    doc="""
+    The inverse of erf on [-1, 1]: erf(erfinv(y)) = y; +-inf at +-1, nan outside.
+
+    >>> ember.erfinv(ember.tensor([0.0, 0.5, -1.0])).tolist()
+    [0.0, 0.4769362807273865, -inf]
+    """,
+)
+unary("erfinv", "Erfinv", kinds=REAL, result=to_float)
+
+
+@unary_grad("erfinv", saves="outputs")
+def _erfinv_grad(ctx, g):
+    (y,) = ctx.outputs  # d/dx erfinv(x) = sqrt(pi) / 2 * exp(erfinv(x)^2)
+    return g * (_SQRT_PI_OVER_TWO * _F().exp(y * y))
 
 
 declare(
