@@ -16,8 +16,7 @@ tensor([[3., 4.]])
 from __future__ import annotations
 
 from .._core.tensor import Tensor
-from ..dispatch import grad_mode
-from ..dispatch import interpreter as _interp
+from ..dispatch import grad_mode, interpreter as _interp
 from ..dispatch.grad_mode import (
     enable_grad,
     inference_mode,
@@ -26,12 +25,12 @@ from ..dispatch.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from . import dot, engine, function, graph
+from . import dot, engine, function, nodes
 from .engine import backward, grad
 from .function import Function, FunctionCtx, once_differentiable
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
-from .graph import AccumulateGrad, Node
 from .interpreter import AutogradInterpreter, note_write_site
+from .nodes import AccumulateGrad, Node
 
 __all__ = [
     "TENSOR_METHODS",
@@ -51,7 +50,7 @@ __all__ = [
     "grad_mode",
     "gradcheck",
     "gradgradcheck",
-    "graph",
+    "nodes",
     "inference_mode",
     "is_grad_enabled",
     "is_inference_mode_enabled",
@@ -94,7 +93,7 @@ def _register_hook(self: Tensor, hook):
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
     hooks = engine.TENSOR_HOOKS.setdefault(self, [])
     hooks.append(hook)
-    return graph._Handle(hooks, hook)
+    return nodes._Handle(hooks, hook)
 
 
 def _register_post_accumulate_grad_hook(self: Tensor, hook):
@@ -105,7 +104,7 @@ def _register_post_accumulate_grad_hook(self: Tensor, hook):
         raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
     hooks = engine.POST_ACCUMULATE_HOOKS.setdefault(self, [])
     hooks.append(hook)
-    return graph._Handle(hooks, hook)
+    return nodes._Handle(hooks, hook)
 
 
 def _get_data(self: Tensor) -> Tensor:

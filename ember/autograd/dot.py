@@ -25,7 +25,7 @@ digraph backward {
 from __future__ import annotations
 
 from .._core.tensor import Tensor
-from .graph import AccumulateGrad, Node, OpNode, accumulate_grad_node
+from .nodes import AccumulateGrad, Node, OpNode, accumulate_grad_node
 
 __all__ = ["save_dot", "to_dot"]
 

@@ -21,8 +21,8 @@ import threading
 
 from .._core.tensor import Tensor
 from ..dispatch import grad_mode
-from .graph import AccumulateGrad, TensorMap, accumulate_grad_node
 from .interpreter import OUTPUT_NR
+from .nodes import AccumulateGrad, TensorMap, accumulate_grad_node
 
 __all__ = ["backward", "grad", "queue_callback"]
 

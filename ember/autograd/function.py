@@ -32,8 +32,8 @@ import functools
 
 from .._core.tensor import Tensor
 from ..dispatch import grad_mode
-from .graph import FREED, Node, save_tensor, unpack_saved
 from .interpreter import OUTPUT_NR, _edge
+from .nodes import FREED, Node, save_tensor, unpack_saved
 
 __all__ = ["BackwardCFunction", "Function", "FunctionCtx", "once_differentiable"]
 

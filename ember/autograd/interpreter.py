@@ -13,8 +13,8 @@ import sys
 from ..dispatch import grad_mode
 from ..dispatch.interpreter import Interpreter
 from ..dispatch.opexpr import OpExpr
-from . import views as _views
-from .graph import _ACCUMULATORS, WRITE_SITES, OpNode, TensorMap, accumulate_grad_node, save_tensor
+from . import inplace_views as _views
+from .nodes import _ACCUMULATORS, WRITE_SITES, OpNode, TensorMap, accumulate_grad_node, save_tensor
 
 __all__ = ["AutogradInterpreter"]
 
@@ -150,7 +150,7 @@ def _edge(t) -> tuple:
     if not t._requires_grad:
         return (None, 0)
     fn = t.grad_fn
-    if fn is None:  # a leaf: its one AccumulateGrad (graph.accumulate_grad_node, its hit inlined)
+    if fn is None:  # a leaf: its one AccumulateGrad (nodes.accumulate_grad_node, its hit inlined)
         item = _ACCUMULATOR_ITEMS.get(id(t))
         if item is not None and item[0]() is t:
             return (item[1], 0)

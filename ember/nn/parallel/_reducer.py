@@ -27,7 +27,7 @@ from ... import distributed as dist
 from ..._core import dtype as _dt
 from ..._core.tensor import Tensor, tensor
 from ...autograd import engine
-from ...autograd.graph import AccumulateGrad
+from ...autograd.nodes import AccumulateGrad
 from ...dispatch.grad_mode import no_grad
 from ...ops import functional as F
 from . import _buckets

@@ -36,7 +36,7 @@ import numpy as np
 from .._core.shape import is_contiguous
 from .._core.tensor_numpy import from_numpy
 from ..ops.common import functional as _F
-from .graph import Node, OpNode, TensorMap
+from .nodes import Node, OpNode, TensorMap
 
 __all__ = ["AsStridedBackward0", "CopySlices", "live_views", "register_view", "view_index"]
 
