@@ -441,14 +441,14 @@ class _ForeignBlock(DataPtr):
 
 
 _CPU_DEFAULT = CPUAllocator()
-_ALLOCATORS: dict[str, Allocator] = {"cpu": _CPU_DEFAULT}
+ALLOCATORS: dict[str, Allocator] = {"cpu": _CPU_DEFAULT}
 
 
 def get_allocator(device: Device | str | None = None) -> Allocator:
     """The allocator that new storages on ``device`` draw from."""
     if type(device) is not Device:
         device = as_device(device, op="get_allocator")
-    allocator = _ALLOCATORS.get(device.type)
+    allocator = ALLOCATORS.get(device.type)
     if allocator is not None:
         return allocator
     if device.type == "meta":
@@ -460,8 +460,8 @@ def set_allocator(allocator: Allocator, device_type: str = "cpu") -> Allocator:
     """Make ``allocator`` the default for ``device_type``; returns the previous one."""
     if not isinstance(allocator, Allocator):
         raise TypeError(f"set_allocator(): argument 'allocator' must be an Allocator, not {type(allocator).__name__}")
-    previous = _ALLOCATORS.get(device_type)
-    _ALLOCATORS[device_type] = allocator
+    previous = ALLOCATORS.get(device_type)
+    ALLOCATORS[device_type] = allocator
     return previous  # type: ignore[return-value]
 
 
@@ -472,7 +472,7 @@ def using_allocator(allocator: Allocator, device_type: str = "cpu") -> Iterator[
     try:
         yield allocator
     finally:
-        _ALLOCATORS[device_type] = previous
+        ALLOCATORS[device_type] = previous
 
 
 def empty_cache() -> None:

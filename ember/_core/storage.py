@@ -24,7 +24,7 @@ from . import allocator as _alloc
 from . import shared_memory as _shm
 from .device import CPU, Device, as_device
 
-__all__ = ["OBJECT_SLOT_BYTES", "Storage", "UntypedStorage", "sync_point"]
+__all__ = ["OBJECT_SLOT_BYTES", "Storage", "UntypedStorage", "shared_from_fd", "shared_from_name", "sync_point"]
 
 OBJECT_SLOT_BYTES = 8  # one PyObject pointer per string element
 
@@ -241,12 +241,12 @@ class Storage:
     @classmethod
     def _new_shared_filename(cls, manager: bytes, name: bytes | str, nbytes: int) -> Storage:
         """Map a storage that another process shared with ``_share_filename_()`` (same memory)."""
-        return _shared_from_name(manager, name, nbytes, in_flight=False)
+        return shared_from_name(manager, name, nbytes, in_flight=False)
 
     @classmethod
     def _new_shared_fd(cls, fd: int, nbytes: int) -> Storage:
         """Map a storage shared with ``_share_fd_()``; ``fd`` stays the caller's (it is duplicated)."""
-        return _shared_from_fd(os.dup(fd), nbytes)
+        return shared_from_fd(os.dup(fd), nbytes)
 
     def is_readonly(self) -> bool:
         return self._readonly
@@ -370,7 +370,7 @@ def _shared_storage(segment: _shm.Segment) -> Storage:
     return storage
 
 
-def _shared_from_fd(fd: int, nbytes: int, creator_pid: int | None = None) -> Storage:
+def shared_from_fd(fd: int, nbytes: int, creator_pid: int | None = None) -> Storage:
     """The storage over a received descriptor (which it now owns); the same storage if this
     process already maps that segment."""
     if nbytes == 0:
@@ -388,7 +388,7 @@ def _shared_from_fd(fd: int, nbytes: int, creator_pid: int | None = None) -> Sto
     return _shared_storage(_shm.map_fd(fd, nbytes, creator_pid))
 
 
-def _shared_from_name(manager: bytes, name: bytes | str, nbytes: int, *, in_flight: bool) -> Storage:
+def shared_from_name(manager: bytes, name: bytes | str, nbytes: int, *, in_flight: bool) -> Storage:
     """The storage over a named segment; ``in_flight``: the handle came in a message, whose
     reference this process takes over (or drops, when it already maps the segment)."""
     if nbytes == 0:

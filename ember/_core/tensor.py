@@ -456,7 +456,7 @@ class Tensor:
 
     def to(self, *args, **kwargs) -> Tensor:
         """Convert dtype and/or device: ``t.to(ember.float64)``, ``t.to("meta")``, ``t.to(other)``."""
-        dtype, device, copy = _parse_to_args(args, kwargs)
+        dtype, device, copy = parse_to_args(args, kwargs)
         dtype = self._dtype if dtype is None else dtype
         device = self.device if device is None else device
         if dtype is self._dtype and device == self.device and not copy:
@@ -687,7 +687,7 @@ def _to_python_scalar(value, dtype: _dt.DType):
     return float(value)
 
 
-def _parse_to_args(args: tuple, kwargs: dict):
+def parse_to_args(args: tuple, kwargs: dict):
     dtype = kwargs.pop("dtype", None)
     device = kwargs.pop("device", None)
     copy = kwargs.pop("copy", False)

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from .._core import dtype as _dt
-from .._core.allocator import _ALLOCATORS
+from .._core.allocator import ALLOCATORS
 from .._core.device import CPU, Device
 from .._core.shape import contiguous_strides
 from .._core.storage import Storage
@@ -29,7 +29,10 @@ from .._core.tensor import Tensor
 from . import vm
 from .opexpr import OpExpr
 
-__all__ = ["EagerLocalInterpreter", "Interpreter", "current_interpreter", "dispatch", "interpreter_scope", "running_eagerly", "set_default_interpreter"]
+__all__ = [
+    "EagerLocalInterpreter", "Interpreter", "OutputSpec", "current_interpreter", "default_interpreter", "dispatch", "interpreter_scope",
+    "new_output", "running_eagerly", "set_default_interpreter",
+]  # fmt: skip
 
 NO_ATTRS: dict = {}
 
@@ -48,7 +51,7 @@ class Interpreter:
         return f"<{type(self).__name__} {self.name}>"
 
 
-class _OutputSpec:
+class OutputSpec:
     """Inferred metadata of one output, computed once per repeated signature."""
 
     __slots__ = ("dtype", "nbytes", "np_dtype", "shape", "stride")
@@ -78,7 +81,7 @@ class EagerLocalInterpreter(Interpreter):
     def __init__(self) -> None:
         self._cache: dict = {}
 
-    def infer(self, op: OpExpr, inputs: tuple, attrs: dict) -> tuple[_OutputSpec, ...]:
+    def infer(self, op: OpExpr, inputs: tuple, attrs: dict) -> tuple[OutputSpec, ...]:
         """The op's inference rule, cached per (op, input shapes and dtypes, attributes)."""
         n = len(inputs)
         if n == 1:
@@ -101,9 +104,9 @@ class EagerLocalInterpreter(Interpreter):
         try:
             specs = self._cache.get(key)
         except TypeError:  # an unhashable attribute: infer every time
-            return tuple(_OutputSpec(tuple(s), d) for s, d in op.infer(attrs, *inputs))
+            return tuple(OutputSpec(tuple(s), d) for s, d in op.infer(attrs, *inputs))
         if specs is None:
-            specs = tuple(_OutputSpec(tuple(s), d) for s, d in op.infer(attrs, *inputs))
+            specs = tuple(OutputSpec(tuple(s), d) for s, d in op.infer(attrs, *inputs))
             if len(self._cache) >= _INFER_CACHE_LIMIT:
                 self._cache.clear()
             self._cache[key] = specs
@@ -160,9 +163,9 @@ class EagerLocalInterpreter(Interpreter):
         # 3. outputs from the device's allocator (or the caller's, for in-place and out=)
         if outputs is None:
             if len(specs) == 1:
-                outputs = (_new_output(specs[0], device),)
+                outputs = (new_output(specs[0], device),)
             else:
-                outputs = tuple([_new_output(spec, device) for spec in specs])
+                outputs = tuple([new_output(spec, device) for spec in specs])
             written = None
         else:
             _check_outputs(op, specs, outputs, device)
@@ -209,10 +212,10 @@ def _device_mismatch(first: Device, other: Device, position: int) -> None:
     )
 
 
-def _new_output(spec: _OutputSpec, device: Device) -> Tensor:
+def new_output(spec: OutputSpec, device: Device) -> Tensor:
     """A fresh contiguous tensor for one output, its NumPy view cached for the kernel."""
     out = object.__new__(Tensor)
-    allocator = _ALLOCATORS.get(device._type)
+    allocator = ALLOCATORS.get(device._type)
     if allocator is None or spec.dtype is _dt.string:  # meta (and cuda, which fails): the slow road
         # meta stays lazy; a device without an allocator (cuda here) fails now, saying why
         storage = Storage(spec.nbytes, device=device, lazy=device._type == "meta", holds_objects=spec.dtype is _dt.string)
@@ -303,6 +306,11 @@ INPLACE_WRITE_HOOKS: list = []
 def current_interpreter() -> Interpreter:
     """The interpreter that ``dispatch`` uses on this thread now."""
     return _mode.interpreter
+
+
+def default_interpreter() -> Interpreter:
+    """What a thread dispatches to outside any ``interpreter_scope`` (autograd around eager)."""
+    return _DEFAULT[0]
 
 
 def running_eagerly() -> bool:

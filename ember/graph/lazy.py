@@ -18,7 +18,7 @@ values of the IR (``tensor.py``).
 from __future__ import annotations
 
 from .._core.tensor import Tensor
-from ..dispatch.interpreter import _DEFAULT, EAGER, Interpreter, current_interpreter, interpreter_scope
+from ..dispatch.interpreter import EAGER, Interpreter, current_interpreter, default_interpreter, interpreter_scope
 from ..dispatch.opexpr import OpExpr, get_op
 from ..ops import functional as F
 from .elementwise import is_elementwise
@@ -44,7 +44,7 @@ class LazyInterpreter(Interpreter):
             # an in-place write of eager values into an eager tensor, or a view of an eager tensor
             # (a module creating and initialising its parameters inside a graph scope): nothing of
             # the graph is involved, so it runs now (a view captured later is the same constant)
-            return _DEFAULT[0].apply(op, inputs, attrs, outputs)
+            return default_interpreter().apply(op, inputs, attrs, outputs)
         inputs = tuple([self.capture(t) for t in inputs])
         if outputs is not None:
             for out in outputs:

@@ -33,7 +33,7 @@ from multiprocessing import reduction as _reduction
 
 from .._core import dtype as _dt
 from .._core import shared_memory as _shm
-from .._core.storage import Storage, _shared_from_fd, _shared_from_name
+from .._core.storage import Storage, shared_from_fd, shared_from_name
 from .._core.tensor import Tensor, make_tensor
 
 __all__ = ["init_reductions", "rebuild_storage_fd", "rebuild_storage_filename", "rebuild_tensor"]
@@ -89,11 +89,11 @@ def rebuild_storage_fd(handle, nbytes: int, creator_pid: int | None = None) -> S
         if exc.errno == errno.EMFILE:
             raise _shm._too_many_files("receiving a shared tensor", exc) from None
         raise
-    return _shared_from_fd(fd, nbytes, creator_pid)
+    return shared_from_fd(fd, nbytes, creator_pid)
 
 
 def rebuild_storage_filename(manager: bytes, name: str, nbytes: int) -> Storage:
-    return _shared_from_name(manager, name, nbytes, in_flight=True)
+    return shared_from_name(manager, name, nbytes, in_flight=True)
 
 
 def rebuild_storage_empty() -> Storage:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._core.device import CPU
-from ...dispatch.interpreter import _new_output, _OutputSpec
+from ...dispatch.interpreter import new_output, OutputSpec
 
 __all__ = ["BLOCK_BYTES", "split_rows"]
 
@@ -119,7 +119,7 @@ def _block_buffers(plan, per_block: list, rows: int) -> tuple[dict, int]:
 
 def _emit(plan, pre: list, per_block: list, row_feeds: list, rows: int, batch: int) -> None:
     buffers, block_peak = _block_buffers(plan, per_block, rows)
-    env = {"NEW": _new_output, "CPU": CPU, "ascontiguousarray": np.ascontiguousarray}
+    env = {"NEW": new_output, "CPU": CPU, "ascontiguousarray": np.ascontiguousarray}
     lines = ["def run(feeds):"]
     if plan.feed_slots:
         lines.append(f"    {', '.join(f'f{s}' for s in plan.feed_slots)}, = feeds")
@@ -145,7 +145,7 @@ def _emit(plan, pre: list, per_block: list, row_feeds: list, rows: int, batch: i
         args = ", ".join(f"v{s}" if info[1] else f"ascontiguousarray(v{s})" for s in ins)
         lines.append(f"    p{i}([{', '.join(f'v{s}' for s in outs)}], [{args}], pa{i})")
     for s in plan.fetch_slots:
-        env[f"spec{s}"] = _OutputSpec(plan.templates[s]._shape, plan.templates[s]._dtype)
+        env[f"spec{s}"] = OutputSpec(plan.templates[s]._shape, plan.templates[s]._dtype)
         lines.append(f"    t{s} = NEW(spec{s}, CPU); F{s} = t{s}._np")
     lines.append(f"    for r0 in range(0, {batch}, {rows}):")
     lines.append(f"        r1 = min(r0 + {rows}, {batch}); n = r1 - r0")

@@ -18,7 +18,7 @@ from ..._core import dtype as _dt
 from ..._core.device import CPU
 from ..._core.shape import contiguous_strides
 from ..._core.tensor import Tensor, make_tensor
-from ...dispatch.interpreter import EAGER, _new_output, _OutputSpec
+from ...dispatch.interpreter import EAGER, new_output, OutputSpec
 from ...interop.numpy import from_numpy
 from ..elementwise import is_elementwise
 from ..symbolic import SymInt, evaluate
@@ -230,7 +230,7 @@ class ArrayPlan:
     def _compile(self) -> None:
         """Write the plan as one straight-line Python function: a line per kernel, arrays and
         attributes bound as constants (a loop over steps cost ~1.7 us a step, this ~0.5)."""
-        env = {"NEW": _new_output, "CPU": CPU, "ascontiguousarray": np.ascontiguousarray}
+        env = {"NEW": new_output, "CPU": CPU, "ascontiguousarray": np.ascontiguousarray}
         lines = ["def run(feeds):"]
         if self.feed_slots:
             lines.append(f"    {', '.join(f'v{s}' for s in self.feed_slots)}, = feeds")
@@ -249,7 +249,7 @@ class ArrayPlan:
                         lines.append(f"    v{s} = v{self.feed_slots[self.inplace[s]]}")
                     else:
                         shape, _ = self.fresh[s]
-                        env[f"spec{s}"] = _OutputSpec(shape, self.templates[s]._dtype)
+                        env[f"spec{s}"] = OutputSpec(shape, self.templates[s]._dtype)
                         lines.append(f"    t{s} = NEW(spec{s}, CPU); v{s} = t{s}._np")
                         owners[s] = f"t{s}"
                     contiguous.add(s)

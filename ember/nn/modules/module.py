@@ -333,11 +333,11 @@ class Module:
         >>> nn.Linear(2, 2).to(ember.float64).weight.dtype
         ember.float64
         """
-        from ..._core.tensor import _parse_to_args
+        from ..._core.tensor import parse_to_args
 
         kwargs.pop("non_blocking", None)
         kwargs.pop("memory_format", None)
-        dtype, device, _ = _parse_to_args(args, kwargs)
+        dtype, device, _ = parse_to_args(args, kwargs)
         if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
             raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={dtype}")
 
