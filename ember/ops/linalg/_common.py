@@ -35,6 +35,7 @@ def real_dtype(dtype: _dt.DType) -> _dt.DType:
 
 
 def check_float(op: str, A, *, low_precision: bool = False) -> None:
+    """Refuse a non-floating input, and float16/bfloat16 unless ``low_precision`` (LAPACK has none)."""
     dtype = A._dtype
     if not (dtype.is_floating_point or dtype.is_complex):
         raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got {torch_name(dtype)}")
@@ -43,11 +44,13 @@ def check_float(op: str, A, *, low_precision: bool = False) -> None:
 
 
 def check_matrix(op: str, A, name: str = "A") -> None:
+    """Refuse an input with fewer than 2 dimensions."""
     if A.ndim < 2:
         raise RuntimeError(f"{op}: The input tensor {name} must have at least 2 dimensions.")
 
 
 def check_square(op: str, A, name: str = "A") -> None:
+    """Refuse an input that is not a (batch of) square matrices."""
     check_matrix(op, A, name)
     if A._shape[-1] != A._shape[-2]:
         raise RuntimeError(
@@ -89,4 +92,5 @@ def adjoint(t):
 
 
 def cast(g, dtype):
+    """``g`` in ``dtype`` (no op when it already is)."""
     return g if g._dtype is dtype else g.to(dtype)

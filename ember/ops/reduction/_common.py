@@ -63,6 +63,11 @@ def reduce_dims(dim, ndim: int) -> tuple[int, ...]:
 
 
 def reduced_shape(shape: tuple, dims: tuple, keepdim: bool) -> tuple:
+    """``shape`` with ``dims`` reduced: kept as size 1 with ``keepdim``, dropped otherwise.
+
+    >>> reduced_shape((2, 3, 4), (0, 2), True), reduced_shape((2, 3, 4), (0, 2), False)
+    ((1, 3, 1), (3,))
+    """
     if keepdim:
         return tuple(1 if i in dims else s for i, s in enumerate(shape))
     return tuple(s for i, s in enumerate(shape) if i not in dims)
@@ -97,6 +102,7 @@ def reduction_op(name: str, kinds, result) -> OpExpr:
 
 
 def float_input(ctx, i: int = 0) -> bool:
+    """Whether input ``i`` is floating or complex (integer inputs get no gradient)."""
     dtype = ctx.input_meta[i][1]
     return dtype.is_floating_point or dtype.is_complex
 
