@@ -18,8 +18,7 @@ from ..._core import dtype as _dt
 from ..._core.shape import wrap_dim
 from ..._core.tensor import Tensor
 from ...dispatch import OpExpr
-from ..common import broadcast_pair, sum_to
-from ..common import functional as _F
+from ..common import broadcast_pair, functional as _F, sum_to
 from ..functor import functor
 from ..reduction import torch_name
 from ..schema import schema_family

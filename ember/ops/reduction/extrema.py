@@ -15,8 +15,7 @@ from __future__ import annotations
 from ..._core import dtype as _dt
 from ..._core.shape import wrap_dim
 from ...dispatch import OpExpr, dispatch
-from ..common import check_dtype
-from ..common import functional as _F
+from ..common import check_dtype, functional as _F
 from ..functor import functor
 from ..schema import schema_family
 from ._common import ORDERED, named_tuple, reduce_dims, reduced_shape, reduction_op, run, unreduce

@@ -13,8 +13,7 @@ from __future__ import annotations
 from ..._core import dtype as _dt
 from ..._core.shape import wrap_dim
 from ...dispatch import OpExpr
-from ..common import check_dtype
-from ..common import functional as _F
+from ..common import check_dtype, functional as _F
 from ..functor import functor
 from ..schema import schema_family
 from ._common import NUMERIC, count, float_input, reduce_dims, reduction_op, run, torch_name, unreduce

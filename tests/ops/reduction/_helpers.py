@@ -9,8 +9,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, settings, strategies as st
 
 import ember
 from tests._oracle import REFUSALS, TORCH_DTYPES, assert_close, torch

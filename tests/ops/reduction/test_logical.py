@@ -1,8 +1,7 @@
 """all, any, count_nonzero against PyTorch (result dtypes bool, uint8 and int64, every dtype)."""
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from tests._oracle import needs_torch
 

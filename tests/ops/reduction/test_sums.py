@@ -3,8 +3,7 @@ derivatives (gradcheck, gradgradcheck, torch's gradients, inputs with zeros)."""
 
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 import ember
 from ember.autograd import gradcheck, gradgradcheck
