@@ -4,7 +4,9 @@
 ``axis=`` takes it as is. The output's dtype says what to compute in: float16/bfloat16 results
 accumulate in float32 and are written back; bool/integer sums already have an int64 output.
 When a kernel cannot write into ``out`` directly (``out=`` of another dtype, half precision)
-it computes a temporary and copies it in.
+it computes a temporary and copies it in. The sections follow the ops modules of
+``ember/ops/reduction/`` (sums, extrema, statistics, logical); one module holds them all, as they
+share the accumulation rules above and fit in a few screens.
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ def as_compute(x: np.ndarray, acc: np.dtype) -> np.ndarray:
 
 def _size(shape: tuple, dims: tuple) -> int:
     return math.prod(shape[d] for d in dims)
+
+
+# --- sums: sum, prod, mean, cumsum, cumprod ------------------------------------------------
 
 
 def _accumulating(fn):
@@ -59,6 +64,28 @@ def mean(outs, ins, attrs):
     with np.errstate(invalid="ignore", divide="ignore"):
         np.divide(target, _size(x.shape, dims), out=target)  # an empty mean is 0/0: nan
     store(out, target)
+
+
+def _scan(fn):
+    def kernel(outs, ins, attrs):
+        out, x = outs[0], ins[0]
+        if x.ndim == 0:
+            x, out = x.reshape(1), out.reshape(1)
+        acc = compute_dtype(out.dtype)
+        x = as_compute(x, acc)
+        if out.dtype == acc:
+            fn(x, axis=attrs["dim"], dtype=acc, out=out)
+        else:
+            store(out, fn(x, axis=attrs["dim"], dtype=acc))
+
+    return kernel
+
+
+register_kernel("cumsum")(_scan(np.cumsum))
+register_kernel("cumprod")(_scan(np.cumprod))
+
+
+# --- extrema: amax, amin, max/min along a dim, argmax, argmin --------------------------------
 
 
 def _extremum(fn):
@@ -126,29 +153,7 @@ register_kernel("argmax")(_arg(np.argmax))
 register_kernel("argmin")(_arg(np.argmin))
 
 
-def _logical(fn):
-    def kernel(outs, ins, attrs):
-        out, x = outs[0], ins[0]
-        if x.dtype == _BF16:
-            x = x.astype(F32)
-        if out.dtype == np.bool_:
-            fn(x, axis=attrs["dims"], keepdims=attrs["keepdim"], out=out)
-        else:
-            store(out, fn(x, axis=attrs["dims"], keepdims=attrs["keepdim"]))
-
-    return kernel
-
-
-register_kernel("all")(_logical(np.all))
-register_kernel("any")(_logical(np.any))
-
-
-@register_kernel("count_nonzero")
-def count_nonzero(outs, ins, attrs):
-    x = ins[0]
-    if x.dtype == _BF16:
-        x = x.astype(F32)
-    store(outs[0], np.count_nonzero(x, axis=attrs["dims"]))
+# --- statistics: var, std, logsumexp ---------------------------------------------------------
 
 
 def _moment(is_std: bool):
@@ -198,20 +203,29 @@ def logsumexp(outs, ins, attrs):
     store(out, r)
 
 
-def _scan(fn):
+# --- logical: all, any, count_nonzero ----------------------------------------------------------
+
+
+def _logical(fn):
     def kernel(outs, ins, attrs):
         out, x = outs[0], ins[0]
-        if x.ndim == 0:
-            x, out = x.reshape(1), out.reshape(1)
-        acc = compute_dtype(out.dtype)
-        x = as_compute(x, acc)
-        if out.dtype == acc:
-            fn(x, axis=attrs["dim"], dtype=acc, out=out)
+        if x.dtype == _BF16:
+            x = x.astype(F32)
+        if out.dtype == np.bool_:
+            fn(x, axis=attrs["dims"], keepdims=attrs["keepdim"], out=out)
         else:
-            store(out, fn(x, axis=attrs["dim"], dtype=acc))
+            store(out, fn(x, axis=attrs["dims"], keepdims=attrs["keepdim"]))
 
     return kernel
 
 
-register_kernel("cumsum")(_scan(np.cumsum))
-register_kernel("cumprod")(_scan(np.cumprod))
+register_kernel("all")(_logical(np.all))
+register_kernel("any")(_logical(np.any))
+
+
+@register_kernel("count_nonzero")
+def count_nonzero(outs, ins, attrs):
+    x = ins[0]
+    if x.dtype == _BF16:
+        x = x.astype(F32)
+    store(outs[0], np.count_nonzero(x, axis=attrs["dims"]))

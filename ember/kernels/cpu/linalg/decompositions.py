@@ -1,0 +1,115 @@
+"""CPU kernels of the decompositions (LAPACK through ``np.linalg``) and of what the singular
+values give: ``pinv`` and ``matrix_rank``.
+
+On a matrix that is not positive-definite, ``cholesky`` finds the smallest leading minor that
+fails and raises PyTorch's message.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...._core.errors import LinAlgError
+from ....dispatch.opexpr import register_kernel
+from ..common import store
+from ._common import batch_prefix, batches, compute
+
+
+def _not_pd_error(op: str, A: np.ndarray, upper: bool) -> LinAlgError:
+    for i, M in batches(A):
+        try:
+            np.linalg.cholesky(M, upper=upper)
+            continue
+        except np.linalg.LinAlgError:
+            pass
+        lo, hi = 1, M.shape[-1]  # the smallest failing leading minor: failure is monotone in k
+        while lo < hi:
+            mid = (lo + hi) // 2
+            try:
+                np.linalg.cholesky(M[:mid, :mid], upper=upper)
+                lo = mid + 1
+            except np.linalg.LinAlgError:
+                hi = mid
+        return LinAlgError(
+            f"{op}: {batch_prefix(A, i)}The factorization could not be completed because the input is not positive-definite "
+            f"(the leading minor of order {lo} is not positive-definite)."
+        )
+    return LinAlgError(f"{op}: The factorization could not be completed because the input is not positive-definite.")
+
+
+@register_kernel("linalg_cholesky")
+def cholesky(outs, ins, attrs):
+    (A,) = compute(ins[0])
+    try:
+        L = np.linalg.cholesky(A, upper=attrs["upper"])
+    except np.linalg.LinAlgError:
+        raise _not_pd_error("linalg.cholesky", A, attrs["upper"]) from None
+    store(outs[0], L)
+
+
+@register_kernel("linalg_qr")
+def qr(outs, ins, attrs):
+    (A,) = compute(ins[0])
+    if attrs["mode"] == "r":
+        store(outs[1], np.linalg.qr(A, mode="r"))
+        return
+    Q, R = np.linalg.qr(A, mode=attrs["mode"])
+    store(outs[0], Q)
+    store(outs[1], R)
+
+
+@register_kernel("linalg_svd")
+def svd(outs, ins, attrs):
+    U, S, Vh = np.linalg.svd(*compute(ins[0]), full_matrices=attrs["full_matrices"])
+    for out, value in zip(outs, (U, S, Vh), strict=True):
+        store(out, value)
+
+
+@register_kernel("linalg_svdvals")
+def svdvals(outs, ins, attrs):
+    store(outs[0], np.linalg.svd(*compute(ins[0]), compute_uv=False))
+
+
+@register_kernel("linalg_eigh")
+def eigh(outs, ins, attrs):
+    w, v = np.linalg.eigh(*compute(ins[0]), UPLO=attrs["UPLO"])
+    store(outs[0], w)
+    store(outs[1], v)
+
+
+@register_kernel("linalg_eigvalsh")
+def eigvalsh(outs, ins, attrs):
+    store(outs[0], np.linalg.eigvalsh(*compute(ins[0]), UPLO=attrs["UPLO"]))
+
+
+def _singular_values(A: np.ndarray, hermitian: bool) -> np.ndarray:
+    if hermitian:
+        return np.abs(np.linalg.eigvalsh(A))
+    return np.linalg.svd(A, compute_uv=False)
+
+
+def _tolerance(S: np.ndarray, shape: tuple, attrs: dict) -> np.ndarray:
+    """max(atol, rtol * largest singular value), per matrix (PyTorch's pinv/matrix_rank rule)."""
+    rtol = attrs["rtol"]
+    if rtol is None:
+        rtol = np.finfo(S.dtype).eps * max(shape[-2:], default=0)
+    smax = np.max(S, axis=-1, keepdims=True, initial=0.0)
+    return np.maximum(attrs["atol"], rtol * smax)
+
+
+@register_kernel("linalg_pinv")
+def pinv(outs, ins, attrs):
+    (A,) = compute(ins[0])
+    U, S, Vh = np.linalg.svd(A, full_matrices=False)
+    tol = _tolerance(S, A.shape, attrs)
+    s_inv = np.zeros_like(S)
+    np.divide(1, S, out=s_inv, where=tol < S)  # only the kept singular values are inverted
+    V = np.swapaxes(Vh, -1, -2).conj()
+    store(outs[0], np.matmul(V * s_inv[..., None, :], np.swapaxes(U, -1, -2).conj()))
+
+
+@register_kernel("linalg_matrix_rank")
+def matrix_rank(outs, ins, attrs):
+    (A,) = compute(ins[0])
+    S = _singular_values(A, attrs["hermitian"])
+    store(outs[0], np.count_nonzero(_tolerance(S, A.shape, attrs) < S, axis=-1))

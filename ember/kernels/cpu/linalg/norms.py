@@ -1,0 +1,49 @@
+"""CPU kernels of the vector and matrix norms; the half types compute in float32."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ....dispatch.opexpr import register_kernel
+from ..common import compute_dtype, store
+
+
+def _norm_input(x: np.ndarray, attrs: dict) -> np.ndarray:
+    dtype = attrs["dtype"]
+    target = compute_dtype(dtype.numpy_dtype if dtype is not None else x.dtype)
+    return x if x.dtype == target else x.astype(target)
+
+
+@register_kernel("linalg_vector_norm")
+def vector_norm(outs, ins, attrs):
+    x = _norm_input(ins[0], attrs)
+    p, dims, keep = attrs["ord"], attrs["dims"], attrs["keepdim"]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if p == 2.0 and x.dtype.kind != "c":
+            r = np.sqrt(np.sum(np.square(x), axis=dims, keepdims=keep))
+        else:
+            a = np.asarray(np.abs(x))
+            if p == 2.0:
+                r = np.sqrt(np.sum(np.square(a, out=a), axis=dims, keepdims=keep))
+            elif p == np.inf:
+                r = np.max(a, axis=dims, keepdims=keep)
+            elif p == -np.inf:
+                r = np.min(a, axis=dims, keepdims=keep)
+            elif p == 0.0:
+                r = np.sum(a != 0, axis=dims, keepdims=keep, dtype=a.dtype)
+            elif p == 1.0:
+                r = np.sum(a, axis=dims, keepdims=keep)
+            else:
+                r = np.power(np.sum(np.power(a, p), axis=dims, keepdims=keep), 1.0 / p)
+    store(outs[0], r)
+
+
+@register_kernel("linalg_matrix_norm")
+def matrix_norm(outs, ins, attrs):
+    out = outs[0]
+    x = np.moveaxis(_norm_input(ins[0], attrs), attrs["matrix_dims"], (-2, -1))
+    if x.shape[-1] == 0 or x.shape[-2] == 0:
+        out[...] = 0
+        return
+    r = np.linalg.norm(x, ord=attrs["ord"], axis=(-2, -1))
+    store(out, np.reshape(r, out.shape))
