@@ -51,16 +51,6 @@ def _check_gather_shapes(op: str, x: Tensor, dim: int, index: Tensor, src: Tenso
     return d
 
 
-_GATHER = OpExpr("gather", ("input", "index"), ("out",))
-
-
-@_GATHER.shape_rule
-def _infer_gather(attrs, x, index):
-    check_index_dtype("gather", index)
-    _check_gather_shapes("gather", x, attrs["dim"], index)
-    return ((index._shape, x._dtype),)
-
-
 declare(
     "gather",
     "Tensor (Tensor input, Int dim, Tensor index, *, Bool sparse_grad=False) => Gather",
@@ -77,31 +67,20 @@ def gather(input, dim, index, sparse_grad=False, out=None):
     return run(_GATHER, (input, index), {"dim": dim}, out)[0]
 
 
+_GATHER = OpExpr("gather", ("input", "index"), ("out",))
+
+
+@_GATHER.shape_rule
+def _infer_gather(attrs, x, index):
+    check_index_dtype("gather", index)
+    _check_gather_shapes("gather", x, attrs["dim"], index)
+    return ((index._shape, x._dtype),)
+
+
 @_GATHER.grad_rule(saves="inputs")
 def _gather_grad(ctx, g):
     index = ctx.inputs[1]
     return _F().scatter_add(zeros(ctx.input_meta[0]), ctx.attrs["dim"], index, g), None
-
-
-_SCATTER = OpExpr("scatter", ("input", "index", "src"), ("out",))
-_SCATTER_VALUE = OpExpr("scatter_value", ("input", "index"), ("out",))
-
-
-@_SCATTER.shape_rule
-def _infer_scatter(attrs, x, index, src):
-    op = attrs["op"]
-    check_index_dtype(op, index)
-    _check_gather_shapes(op, x, attrs["dim"], index, src)
-    if src._dtype is not x._dtype:
-        raise RuntimeError(f"{op}(): Expected self.dtype to be equal to src.dtype (got {x._dtype} and {src._dtype})")
-    return ((x._shape, x._dtype),)
-
-
-@_SCATTER_VALUE.shape_rule
-def _infer_scatter_value(attrs, x, index):
-    check_index_dtype("scatter", index)
-    _check_gather_shapes("scatter", x, attrs["dim"], index)
-    return ((x._shape, x._dtype),)
 
 
 def _check_reduce(reduce, allowed: tuple, op: str):
@@ -136,6 +115,27 @@ def scatter_value(input, dim, index, value, reduce=None, out=None):
     _check_reduce(reduce, (None, "add", "multiply"), "scatter")
     value = input._scalar_for(value, input._dtype, "scatter")
     return run(_SCATTER_VALUE, (input, index), {"dim": dim, "value": value, "reduce": reduce}, out)[0]
+
+
+_SCATTER = OpExpr("scatter", ("input", "index", "src"), ("out",))
+_SCATTER_VALUE = OpExpr("scatter_value", ("input", "index"), ("out",))
+
+
+@_SCATTER.shape_rule
+def _infer_scatter(attrs, x, index, src):
+    op = attrs["op"]
+    check_index_dtype(op, index)
+    _check_gather_shapes(op, x, attrs["dim"], index, src)
+    if src._dtype is not x._dtype:
+        raise RuntimeError(f"{op}(): Expected self.dtype to be equal to src.dtype (got {x._dtype} and {src._dtype})")
+    return ((x._shape, x._dtype),)
+
+
+@_SCATTER_VALUE.shape_rule
+def _infer_scatter_value(attrs, x, index):
+    check_index_dtype("scatter", index)
+    _check_gather_shapes("scatter", x, attrs["dim"], index)
+    return ((x._shape, x._dtype),)
 
 
 def _pad_to(g, shape: tuple):
@@ -254,17 +254,6 @@ def take_along_dim(input, indices, dim=None):
 
 # -- over the flattened tensor ----------------------------------------------------------------------
 
-_TAKE = OpExpr("take", ("input", "index"), ("out",))
-
-
-@_TAKE.shape_rule
-def _infer_take(attrs, x, index):
-    check_index_dtype("take", index)
-    if x.numel() == 0 and index.numel() != 0:
-        raise IndexError("take(): tried to take from an empty tensor")
-    return ((index._shape, x._dtype),)
-
-
 declare(
     "take",
     "Tensor (Tensor input, Tensor index) => Take",
@@ -281,26 +270,21 @@ def take(input, index, out=None):
     return run(_TAKE, (input, index), NO_ATTRS, out)[0]
 
 
+_TAKE = OpExpr("take", ("input", "index"), ("out",))
+
+
+@_TAKE.shape_rule
+def _infer_take(attrs, x, index):
+    check_index_dtype("take", index)
+    if x.numel() == 0 and index.numel() != 0:
+        raise IndexError("take(): tried to take from an empty tensor")
+    return ((index._shape, x._dtype),)
+
+
 @_TAKE.grad_rule(saves="inputs")
 def _take_grad(ctx, g):
     index = ctx.inputs[1]
     return _F().put(zeros(ctx.input_meta[0]), index, g, accumulate=True), None
-
-
-_PUT = OpExpr("put", ("input", "index", "source"), ("out",))
-
-
-@_PUT.shape_rule
-def _infer_put(attrs, x, index, source):
-    check_index_dtype("put", index)
-    if index.numel() != source.numel():
-        raise RuntimeError(
-            f"put_(): Expected source and index to have the same number of elements, but got source.numel() = {source.numel()}, "
-            f"index.numel() = {index.numel()}"
-        )
-    if source._dtype is not x._dtype:
-        raise RuntimeError(f"put_(): self ({x._dtype}) and source ({source._dtype}) must have the same scalar type")
-    return ((x._shape, x._dtype),)
 
 
 declare(
@@ -317,6 +301,22 @@ declare(
 @functor("Put")
 def put(input, index, source, accumulate=False, out=None):
     return run(_PUT, (input, index, source), {"accumulate": accumulate}, out)[0]
+
+
+_PUT = OpExpr("put", ("input", "index", "source"), ("out",))
+
+
+@_PUT.shape_rule
+def _infer_put(attrs, x, index, source):
+    check_index_dtype("put", index)
+    if index.numel() != source.numel():
+        raise RuntimeError(
+            f"put_(): Expected source and index to have the same number of elements, but got source.numel() = {source.numel()}, "
+            f"index.numel() = {index.numel()}"
+        )
+    if source._dtype is not x._dtype:
+        raise RuntimeError(f"put_(): self ({x._dtype}) and source ({source._dtype}) must have the same scalar type")
+    return ((x._shape, x._dtype),)
 
 
 @_PUT.grad_rule(saves="inputs")

@@ -40,46 +40,6 @@ __all__ = ["basic_view", "bytes_array", "getitem", "setitem", "values_array"]
 
 # -- getitem: basic keys are a view op, advanced ones the index primitive over it -----------------
 
-
-def _basic_rule(x, key):
-    if type(key) is int:
-        return select(x, 0, key)
-    if key.simple:
-        return ints_and_slices(x, key.items)
-    return basic(x, key.items)
-
-
-_GETITEM = view_op("getitem", _basic_rule, ("key",))
-
-
-def basic_view(x: Tensor, key) -> Tensor:
-    """``x[key]`` for a basic key, through the ``getitem`` view op."""
-    if type(key) is int:
-        return run_view(_GETITEM, x, {"key": key})[0]
-    return run_view(_GETITEM, x, {"key": IndexKey(key if type(key) is tuple else (key,))})[0]
-
-
-_INDEX = OpExpr("index", ("input", "indices"), ("out",))
-
-
-@_INDEX.shape_rule
-def _infer_index(attrs, x, *indices):
-    dims = attrs["dims"]
-    for d in dims:
-        if d >= len(x._shape):
-            raise IndexError(f"too many indices for tensor of dimension {len(x._shape)}")
-    for t in indices:
-        if t._dtype.kind not in "iu":
-            raise IndexError(f"tensors used as indices must be long, int, byte or bool tensors, not {t._dtype}")
-    return ((index_result_shape(x._shape, dims, [t._shape for t in indices]), x._dtype),)
-
-
-def _advanced_getitem(x: Tensor, key) -> Tensor:
-    basic_key, pairs = plan(x, key, "__getitem__")
-    view = basic_view(x, basic_key)
-    return dispatch(_INDEX, (view, *[t for _, t in pairs]), {"dims": tuple(d for d, _ in pairs)})[0]
-
-
 declare(
     "getitem",
     "Tensor (Tensor input, Object key) => GetItem",
@@ -115,6 +75,45 @@ def getitem(input, key):
     return _advanced_getitem(input, key)
 
 
+def _advanced_getitem(x: Tensor, key) -> Tensor:
+    basic_key, pairs = plan(x, key, "__getitem__")
+    view = basic_view(x, basic_key)
+    return dispatch(_INDEX, (view, *[t for _, t in pairs]), {"dims": tuple(d for d, _ in pairs)})[0]
+
+
+def _basic_rule(x, key):
+    if type(key) is int:
+        return select(x, 0, key)
+    if key.simple:
+        return ints_and_slices(x, key.items)
+    return basic(x, key.items)
+
+
+_GETITEM = view_op("getitem", _basic_rule, ("key",))
+
+
+def basic_view(x: Tensor, key) -> Tensor:
+    """``x[key]`` for a basic key, through the ``getitem`` view op."""
+    if type(key) is int:
+        return run_view(_GETITEM, x, {"key": key})[0]
+    return run_view(_GETITEM, x, {"key": IndexKey(key if type(key) is tuple else (key,))})[0]
+
+
+_INDEX = OpExpr("index", ("input", "indices"), ("out",))
+
+
+@_INDEX.shape_rule
+def _infer_index(attrs, x, *indices):
+    dims = attrs["dims"]
+    for d in dims:
+        if d >= len(x._shape):
+            raise IndexError(f"too many indices for tensor of dimension {len(x._shape)}")
+    for t in indices:
+        if t._dtype.kind not in "iu":
+            raise IndexError(f"tensors used as indices must be long, int, byte or bool tensors, not {t._dtype}")
+    return ((index_result_shape(x._shape, dims, [t._shape for t in indices]), x._dtype),)
+
+
 @_GETITEM.grad_rule(saves="none")
 def _getitem_grad(ctx, g):
     shape = ctx.input_meta[0][0]
@@ -136,106 +135,6 @@ def _accumulate_into_zeros(meta, g, dims: tuple, indices: tuple):
 
 
 # -- setitem: index_put into the basic part's view -------------------------------------------------
-
-_INDEX_PUT = OpExpr("index_put", ("input", "values", "indices"), ("out",))
-_INDEX_PUT_SCALAR = OpExpr("index_put_scalar", ("input", "indices"), ("out",))
-
-
-def _strip_ones(shape: tuple, ndim: int) -> tuple:
-    while len(shape) > ndim and shape[0] == 1:
-        shape = shape[1:]
-    return shape
-
-
-def _check_values_shape(values_shape: tuple, target: tuple) -> None:
-    values_shape = _strip_ones(tuple(values_shape), len(target))
-    try:
-        if len(values_shape) > len(target) or broadcast_shapes(target, values_shape) != tuple(target):
-            raise RuntimeError
-    except RuntimeError:
-        raise ValueError(
-            f"shape mismatch: value tensor of shape {tuple(values_shape)} cannot be broadcast to indexing result of shape {tuple(target)}"
-        ) from None
-
-
-@_INDEX_PUT.shape_rule
-def _infer_index_put(attrs, x, values, *indices):
-    target = index_result_shape(x._shape, attrs["dims"], [t._shape for t in indices])
-    _check_values_shape(values._shape, target)
-    if (values._dtype is _dt.string) != (x._dtype is _dt.string):
-        raise TypeError(f"index_put(): cannot assign a {values._dtype} tensor into a {x._dtype} tensor")
-    return ((x._shape, x._dtype),)
-
-
-@_INDEX_PUT_SCALAR.shape_rule
-def _infer_index_put_scalar(attrs, x, *indices):
-    index_result_shape(x._shape, attrs["dims"], [t._shape for t in indices])
-    return ((x._shape, x._dtype),)
-
-
-def bytes_array(value) -> np.ndarray:
-    """An object array of ``bytes`` (str encoded as UTF-8); anything else is refused.
-
-    Built with ``dtype=object`` so that bytes keep their trailing NULs (NumPy's ``S`` drops them).
-    """
-    array = np.asarray(value, dtype=object)
-    out = np.empty(array.shape, dtype=object)
-    flat = out.reshape(-1)
-    for i, v in enumerate(array.reshape(-1)):
-        if isinstance(v, str):
-            flat[i] = v.encode("utf-8")
-        elif isinstance(v, bytes):
-            flat[i] = bytes(v)
-        else:
-            raise TypeError(f"__setitem__(): a string tensor takes bytes or str values, not {type(v).__name__}")
-    return out
-
-
-def values_array(self: Tensor, value) -> np.ndarray:
-    """A list, tuple or array of values to write into ``self``, as a NumPy array (bytes for a
-    string tensor; text refused for the others)."""
-    if self._dtype is _dt.string:
-        return bytes_array(value)
-    array = np.asarray(value)
-    if array.dtype.kind in "OSU":
-        raise TypeError(f"__setitem__(): cannot assign {array.dtype} values into a {self._dtype} tensor")
-    return array
-
-
-def _values_tensor(self: Tensor, value) -> Tensor | None:
-    """``value`` as a tensor for index_put, or None for a scalar (checked, in ``self``'s dtype)."""
-    if isinstance(value, Tensor):
-        if value.is_meta and not self.is_meta:
-            raise NotImplementedError("__setitem__(): Cannot copy out of meta tensor; no data!")
-        if (value._dtype is _dt.string) != (self._dtype is _dt.string):
-            raise TypeError(f"__setitem__(): cannot assign a {value._dtype} tensor into a {self._dtype} tensor")
-        if self.is_meta and not value.is_meta:
-            value = value.to("meta")
-        return value
-    if isinstance(value, (list, tuple, np.ndarray)):
-        array = values_array(self, value)
-        out = empty_tensor(
-            array.shape, _dt.string if array.dtype == object else _dt.from_numpy_dtype(array.dtype), self._storage._device
-        )
-        if not self.is_meta and array.size:
-            np.copyto(out._host_array(), array)
-        return out
-    return None
-
-
-def _put(view: Tensor, pairs: list, value, accumulate: bool, op: str) -> None:
-    dims = tuple(d for d, _ in pairs)
-    indices = [t for _, t in pairs]
-    values = _values_tensor(view, value)
-    try:
-        if values is None:
-            scalar = view._scalar_for(value, view._dtype, op)
-            dispatch(_INDEX_PUT_SCALAR, (view, *indices), {"dims": dims, "value": scalar, "accumulate": accumulate}, (view,))
-        else:
-            dispatch(_INDEX_PUT, (view, values, *indices), {"dims": dims, "accumulate": accumulate}, (view,))
-    except ValueError as exc:
-        raise ValueError(f"{op}(): {exc}") from None
-
 
 declare(
     "setitem",
@@ -290,6 +189,106 @@ def _check_single_mask_value(input: Tensor, key, value) -> None:
             raise ValueError(
                 f"__setitem__(): boolean mask assignment requires a 0 or 1-dimensional value, the value has {ndim} dimensions"
             )
+
+
+def _put(view: Tensor, pairs: list, value, accumulate: bool, op: str) -> None:
+    dims = tuple(d for d, _ in pairs)
+    indices = [t for _, t in pairs]
+    values = _values_tensor(view, value)
+    try:
+        if values is None:
+            scalar = view._scalar_for(value, view._dtype, op)
+            dispatch(_INDEX_PUT_SCALAR, (view, *indices), {"dims": dims, "value": scalar, "accumulate": accumulate}, (view,))
+        else:
+            dispatch(_INDEX_PUT, (view, values, *indices), {"dims": dims, "accumulate": accumulate}, (view,))
+    except ValueError as exc:
+        raise ValueError(f"{op}(): {exc}") from None
+
+
+def _values_tensor(self: Tensor, value) -> Tensor | None:
+    """``value`` as a tensor for index_put, or None for a scalar (checked, in ``self``'s dtype)."""
+    if isinstance(value, Tensor):
+        if value.is_meta and not self.is_meta:
+            raise NotImplementedError("__setitem__(): Cannot copy out of meta tensor; no data!")
+        if (value._dtype is _dt.string) != (self._dtype is _dt.string):
+            raise TypeError(f"__setitem__(): cannot assign a {value._dtype} tensor into a {self._dtype} tensor")
+        if self.is_meta and not value.is_meta:
+            value = value.to("meta")
+        return value
+    if isinstance(value, (list, tuple, np.ndarray)):
+        array = values_array(self, value)
+        out = empty_tensor(
+            array.shape, _dt.string if array.dtype == object else _dt.from_numpy_dtype(array.dtype), self._storage._device
+        )
+        if not self.is_meta and array.size:
+            np.copyto(out._host_array(), array)
+        return out
+    return None
+
+
+def values_array(self: Tensor, value) -> np.ndarray:
+    """A list, tuple or array of values to write into ``self``, as a NumPy array (bytes for a
+    string tensor; text refused for the others)."""
+    if self._dtype is _dt.string:
+        return bytes_array(value)
+    array = np.asarray(value)
+    if array.dtype.kind in "OSU":
+        raise TypeError(f"__setitem__(): cannot assign {array.dtype} values into a {self._dtype} tensor")
+    return array
+
+
+def bytes_array(value) -> np.ndarray:
+    """An object array of ``bytes`` (str encoded as UTF-8); anything else is refused.
+
+    Built with ``dtype=object`` so that bytes keep their trailing NULs (NumPy's ``S`` drops them).
+    """
+    array = np.asarray(value, dtype=object)
+    out = np.empty(array.shape, dtype=object)
+    flat = out.reshape(-1)
+    for i, v in enumerate(array.reshape(-1)):
+        if isinstance(v, str):
+            flat[i] = v.encode("utf-8")
+        elif isinstance(v, bytes):
+            flat[i] = bytes(v)
+        else:
+            raise TypeError(f"__setitem__(): a string tensor takes bytes or str values, not {type(v).__name__}")
+    return out
+
+
+_INDEX_PUT = OpExpr("index_put", ("input", "values", "indices"), ("out",))
+_INDEX_PUT_SCALAR = OpExpr("index_put_scalar", ("input", "indices"), ("out",))
+
+
+def _strip_ones(shape: tuple, ndim: int) -> tuple:
+    while len(shape) > ndim and shape[0] == 1:
+        shape = shape[1:]
+    return shape
+
+
+def _check_values_shape(values_shape: tuple, target: tuple) -> None:
+    values_shape = _strip_ones(tuple(values_shape), len(target))
+    try:
+        if len(values_shape) > len(target) or broadcast_shapes(target, values_shape) != tuple(target):
+            raise RuntimeError
+    except RuntimeError:
+        raise ValueError(
+            f"shape mismatch: value tensor of shape {tuple(values_shape)} cannot be broadcast to indexing result of shape {tuple(target)}"
+        ) from None
+
+
+@_INDEX_PUT.shape_rule
+def _infer_index_put(attrs, x, values, *indices):
+    target = index_result_shape(x._shape, attrs["dims"], [t._shape for t in indices])
+    _check_values_shape(values._shape, target)
+    if (values._dtype is _dt.string) != (x._dtype is _dt.string):
+        raise TypeError(f"index_put(): cannot assign a {values._dtype} tensor into a {x._dtype} tensor")
+    return ((x._shape, x._dtype),)
+
+
+@_INDEX_PUT_SCALAR.shape_rule
+def _infer_index_put_scalar(attrs, x, *indices):
+    index_result_shape(x._shape, attrs["dims"], [t._shape for t in indices])
+    return ((x._shape, x._dtype),)
 
 
 def _fit_values(g, shape: tuple):

@@ -31,21 +31,6 @@ def _check_vector_index(op: str, index: Tensor) -> None:
         raise IndexError(f"{op}(): Index is supposed to be a vector, got a tensor of {len(index._shape)} dimensions")
 
 
-_INDEX_SELECT = OpExpr("index_select", ("input", "index"), ("out",))
-
-
-@_INDEX_SELECT.shape_rule
-def _infer_index_select(attrs, x, index):
-    _check_vector_index("index_select", index)
-    d = wrap_dim(attrs["dim"], len(x._shape), "index_select")
-    if not x._shape:
-        if index.numel() != 1:
-            raise IndexError("index_select(): Index to scalar can have only 1 value")
-        return (((), x._dtype),)
-    n = index.numel()
-    return (((*x._shape[:d], n, *x._shape[d + 1 :]), x._dtype),)
-
-
 declare(
     "index_select",
     "Tensor (Tensor input, Int dim, Tensor index) => IndexSelect",
@@ -60,6 +45,21 @@ declare(
 @functor("IndexSelect")
 def index_select(input, dim, index, out=None):
     return run(_INDEX_SELECT, (input, index), {"dim": dim}, out)[0]
+
+
+_INDEX_SELECT = OpExpr("index_select", ("input", "index"), ("out",))
+
+
+@_INDEX_SELECT.shape_rule
+def _infer_index_select(attrs, x, index):
+    _check_vector_index("index_select", index)
+    d = wrap_dim(attrs["dim"], len(x._shape), "index_select")
+    if not x._shape:
+        if index.numel() != 1:
+            raise IndexError("index_select(): Index to scalar can have only 1 value")
+        return (((), x._dtype),)
+    n = index.numel()
+    return (((*x._shape[:d], n, *x._shape[d + 1 :]), x._dtype),)
 
 
 @_INDEX_SELECT.grad_rule(saves="inputs")
@@ -111,8 +111,6 @@ def _fill_zero(g, dim: int, index):
     return _F().index_fill(g, dim, index, 0) if g.shape else _F().zeros_like(g)
 
 
-_INDEX_ADD = _index_source_rule(OpExpr("index_add", ("input", "index", "source"), ("out",)))
-
 declare(
     "index_add",
     "Tensor (Tensor input, Int dim, Tensor index, Tensor source, *, Scalar alpha=1) => IndexAdd",
@@ -131,6 +129,9 @@ def index_add(input, dim, index, source, alpha=1, out=None):
     return run(_INDEX_ADD, (input, index, source), {"dim": dim, "alpha": alpha}, out)[0]
 
 
+_INDEX_ADD = _index_source_rule(OpExpr("index_add", ("input", "index", "source"), ("out",)))
+
+
 @_INDEX_ADD.grad_rule(saves="inputs")
 def _index_add_grad(ctx, g):
     index = ctx.inputs[1]
@@ -138,8 +139,6 @@ def _index_add_grad(ctx, g):
     grad_source = _select_source(g, ctx.attrs["dim"], index, ctx.input_meta[2][0])
     return g, None, grad_source if alpha == 1 else grad_source * alpha
 
-
-_INDEX_COPY = _index_source_rule(OpExpr("index_copy", ("input", "index", "source"), ("out",)))
 
 declare(
     "index_copy",
@@ -152,11 +151,39 @@ def index_copy(input, dim, index, source, out=None):
     return run(_INDEX_COPY, (input, index, source), {"dim": dim}, out)[0]
 
 
+_INDEX_COPY = _index_source_rule(OpExpr("index_copy", ("input", "index", "source"), ("out",)))
+
+
 @_INDEX_COPY.grad_rule(saves="inputs")
 def _index_copy_grad(ctx, g):
     index = ctx.inputs[1]
     dim = ctx.attrs["dim"]
     return _fill_zero(g, dim, index), None, _select_source(g, dim, index, ctx.input_meta[2][0])
+
+
+declare(
+    "index_fill",
+    [
+        "Tensor (Tensor input, Int dim, Tensor index, Tensor value) => IndexFillTensor",
+        "Tensor (Tensor input, Int dim, Tensor index, Scalar value) => IndexFill",
+    ],
+    method=True, inplace="index_fill_", out=True, op=("index_fill_tensor", "index_fill"),
+    doc="""
+    A copy of input with the slices at index along dim set to value (a number or 0-d tensor).
+
+    >>> ember.zeros(2, 2).index_fill(1, ember.tensor([1]), 7).tolist()
+    [[0.0, 7.0], [0.0, 7.0]]
+    """,
+)
+@functor("IndexFillTensor")
+def index_fill_tensor(input, dim, index, value, out=None):
+    return run(_INDEX_FILL_TENSOR, (input, index, value), {"dim": dim}, out)[0]
+
+
+@functor("IndexFill")
+def index_fill(input, dim, index, value, out=None):
+    value = input._scalar_for(value, input._dtype, "index_fill")
+    return run(_INDEX_FILL, (input, index), {"dim": dim, "value": value}, out)[0]
 
 
 _INDEX_FILL = OpExpr("index_fill", ("input", "index"), ("out",))
@@ -177,31 +204,6 @@ def _infer_index_fill_tensor(attrs, x, index, value):
             f"index_fill_(): only supports a 0-dimensional value tensor, but got tensor with {len(value._shape)} dimension(s)."
         )
     return _infer_index_fill(attrs, x, index)
-
-
-@functor("IndexFill")
-def index_fill(input, dim, index, value, out=None):
-    value = input._scalar_for(value, input._dtype, "index_fill")
-    return run(_INDEX_FILL, (input, index), {"dim": dim, "value": value}, out)[0]
-
-
-declare(
-    "index_fill",
-    [
-        "Tensor (Tensor input, Int dim, Tensor index, Tensor value) => IndexFillTensor",
-        "Tensor (Tensor input, Int dim, Tensor index, Scalar value) => IndexFill",
-    ],
-    method=True, inplace="index_fill_", out=True, op=("index_fill_tensor", "index_fill"),
-    doc="""
-    A copy of input with the slices at index along dim set to value (a number or 0-d tensor).
-
-    >>> ember.zeros(2, 2).index_fill(1, ember.tensor([1]), 7).tolist()
-    [[0.0, 7.0], [0.0, 7.0]]
-    """,
-)
-@functor("IndexFillTensor")
-def index_fill_tensor(input, dim, index, value, out=None):
-    return run(_INDEX_FILL_TENSOR, (input, index, value), {"dim": dim}, out)[0]
 
 
 @_INDEX_FILL.grad_rule(saves="inputs")

@@ -31,31 +31,6 @@ def _check_mask(op: str, mask: Tensor) -> None:
         raise RuntimeError(f"{op}(): only supports boolean masks, but got mask with dtype {mask._dtype}")
 
 
-_MASKED_FILL = OpExpr("masked_fill", ("input", "mask"), ("out",))
-_MASKED_FILL_TENSOR = OpExpr("masked_fill_tensor", ("input", "mask", "value"), ("out",))
-
-
-@_MASKED_FILL.shape_rule
-def _infer_masked_fill(attrs, x, mask):
-    _check_mask("masked_fill", mask)
-    return ((broadcast_pair(x._shape, mask._shape), x._dtype),)
-
-
-@_MASKED_FILL_TENSOR.shape_rule
-def _infer_masked_fill_tensor(attrs, x, mask, value):
-    if value._shape:
-        raise RuntimeError(
-            f"masked_fill_(): only supports a 0-dimensional value tensor, but got tensor with {len(value._shape)} dimension(s)."
-        )
-    return _infer_masked_fill(attrs, x, mask)
-
-
-@functor("MaskedFill")
-def masked_fill(input, mask, value, out=None):
-    value = input._scalar_for(value, input._dtype, "masked_fill")
-    return run(_MASKED_FILL, (input, mask), {"value": value}, out)[0]
-
-
 declare(
     "masked_fill",
     [
@@ -73,6 +48,31 @@ declare(
 @functor("MaskedFillTensor")
 def masked_fill_tensor(input, mask, value, out=None):
     return run(_MASKED_FILL_TENSOR, (input, mask, value), NO_ATTRS, out)[0]
+
+
+@functor("MaskedFill")
+def masked_fill(input, mask, value, out=None):
+    value = input._scalar_for(value, input._dtype, "masked_fill")
+    return run(_MASKED_FILL, (input, mask), {"value": value}, out)[0]
+
+
+_MASKED_FILL = OpExpr("masked_fill", ("input", "mask"), ("out",))
+_MASKED_FILL_TENSOR = OpExpr("masked_fill_tensor", ("input", "mask", "value"), ("out",))
+
+
+@_MASKED_FILL.shape_rule
+def _infer_masked_fill(attrs, x, mask):
+    _check_mask("masked_fill", mask)
+    return ((broadcast_pair(x._shape, mask._shape), x._dtype),)
+
+
+@_MASKED_FILL_TENSOR.shape_rule
+def _infer_masked_fill_tensor(attrs, x, mask, value):
+    if value._shape:
+        raise RuntimeError(
+            f"masked_fill_(): only supports a 0-dimensional value tensor, but got tensor with {len(value._shape)} dimension(s)."
+        )
+    return _infer_masked_fill(attrs, x, mask)
 
 
 @_MASKED_FILL.grad_rule(saves="inputs")
@@ -101,16 +101,6 @@ def _host_count(op: str, mask: Tensor, shape: tuple | None = None) -> int:
     return int(np.count_nonzero(array))
 
 
-_MASKED_SELECT = OpExpr("masked_select", ("input", "mask"), ("out",))
-
-
-@_MASKED_SELECT.shape_rule
-def _infer_masked_select(attrs, x, mask):
-    _check_mask("masked_select", mask)
-    broadcast_pair(x._shape, mask._shape)
-    return (((attrs["count"],), x._dtype),)
-
-
 declare(
     "masked_select",
     "Tensor (Tensor input, Tensor mask) => MaskedSelect",
@@ -129,6 +119,16 @@ def masked_select(input, mask, out=None):
     return run(_MASKED_SELECT, (input, mask), {"count": _host_count("masked_select", mask, shape)}, out)[0]
 
 
+_MASKED_SELECT = OpExpr("masked_select", ("input", "mask"), ("out",))
+
+
+@_MASKED_SELECT.shape_rule
+def _infer_masked_select(attrs, x, mask):
+    _check_mask("masked_select", mask)
+    broadcast_pair(x._shape, mask._shape)
+    return (((attrs["count"],), x._dtype),)
+
+
 @_MASKED_SELECT.grad_rule(saves="inputs")
 def _masked_select_grad(ctx, g):
     F = _F()
@@ -138,19 +138,6 @@ def _masked_select_grad(ctx, g):
     if tuple(mask.shape) != full:
         mask = mask.expand(full)
     return sum_to(F.masked_scatter(F.zeros(full, dtype=dtype), mask, g), shape), None
-
-
-_MASKED_SCATTER = OpExpr("masked_scatter", ("input", "mask", "source"), ("out",))
-
-
-@_MASKED_SCATTER.shape_rule
-def _infer_masked_scatter(attrs, x, mask, source):
-    _check_mask("masked_scatter", mask)
-    if source._dtype is not x._dtype:
-        raise RuntimeError(
-            f"masked_scatter(): expected self and source to have same dtypes but got {x._dtype} and {source._dtype}"
-        )
-    return ((broadcast_pair(x._shape, mask._shape), x._dtype),)
 
 
 declare(
@@ -169,6 +156,19 @@ def masked_scatter(input, mask, source, out=None):
     return run(_MASKED_SCATTER, (input, mask, source), NO_ATTRS, out)[0]
 
 
+_MASKED_SCATTER = OpExpr("masked_scatter", ("input", "mask", "source"), ("out",))
+
+
+@_MASKED_SCATTER.shape_rule
+def _infer_masked_scatter(attrs, x, mask, source):
+    _check_mask("masked_scatter", mask)
+    if source._dtype is not x._dtype:
+        raise RuntimeError(
+            f"masked_scatter(): expected self and source to have same dtypes but got {x._dtype} and {source._dtype}"
+        )
+    return ((broadcast_pair(x._shape, mask._shape), x._dtype),)
+
+
 @_MASKED_SCATTER.grad_rule(saves="inputs")
 def _masked_scatter_grad(ctx, g):
     F = _F()
@@ -185,16 +185,6 @@ def _masked_scatter_grad(ctx, g):
 
 
 # -- nonzero: where the tensor is nonzero ----------------------------------------------------------
-
-_NONZERO = OpExpr("nonzero", ("input",), ("out",))
-
-
-@_NONZERO.shape_rule
-def _infer_nonzero(attrs, x):
-    if x._dtype is _dt.string:
-        raise TypeError("nonzero(): string tensors are not supported")
-    return (((attrs["count"], len(x._shape)), _dt.int64),)
-
 
 declare(
     "nonzero",
@@ -222,6 +212,16 @@ def nonzero(input, as_tuple=False, out=None):
         if count
         else tuple(FUNCTORS["Reshape"](c, (0,)) for c in FUNCTORS["Unbind"](result, 1))
     )
+
+
+_NONZERO = OpExpr("nonzero", ("input",), ("out",))
+
+
+@_NONZERO.shape_rule
+def _infer_nonzero(attrs, x):
+    if x._dtype is _dt.string:
+        raise TypeError("nonzero(): string tensors are not supported")
+    return (((attrs["count"], len(x._shape)), _dt.int64),)
 
 
 declare("argwhere", "Tensor (Tensor input) => Argwhere", method=True, differentiable=False, op="nonzero", doc="nonzero(input).")

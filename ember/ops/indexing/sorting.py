@@ -28,6 +28,7 @@ declare = schema_family("indexing")
 
 __all__ = ["kthvalue_result", "sort_result", "topk_result"]
 
+
 sort_result = collections.namedtuple("sort", ("values", "indices"))
 topk_result = collections.namedtuple("topk", ("values", "indices"))
 kthvalue_result = collections.namedtuple("kthvalue", ("values", "indices"))
@@ -47,16 +48,6 @@ def _value_selecting_grad(ctx, g, indices_grad=None):
     return (_F().scatter(zeros(meta), ctx.attrs["dim"], indices, g),)
 
 
-_SORT = OpExpr("sort", ("input",), ("values", "indices"))
-
-
-@_SORT.shape_rule
-def _infer_sort(attrs, x):
-    _check_sortable("sort", x)
-    wrap_dim(attrs["dim"], len(x._shape), "sort")
-    return ((x._shape, x._dtype), (x._shape, _dt.int64))
-
-
 declare(
     "sort",
     "(Tensor values, Tensor indices) (Tensor input, Int dim=-1, Bool descending=False, *, Bool stable=False) => Sort",
@@ -73,6 +64,16 @@ declare(
 def sort(input, dim=-1, descending=False, stable=False):
     values, indices = dispatch(_SORT, (input,), {"dim": dim, "descending": descending, "k": None})
     return sort_result(values, indices)
+
+
+_SORT = OpExpr("sort", ("input",), ("values", "indices"))
+
+
+@_SORT.shape_rule
+def _infer_sort(attrs, x):
+    _check_sortable("sort", x)
+    wrap_dim(attrs["dim"], len(x._shape), "sort")
+    return ((x._shape, x._dtype), (x._shape, _dt.int64))
 
 
 _SORT.grad_rule(saves="outputs")(_value_selecting_grad)
@@ -94,21 +95,6 @@ def argsort(input, dim=-1, descending=False, stable=False):
     return dispatch(_SORT, (input,), {"dim": dim, "descending": descending, "k": None})[1]
 
 
-_TOPK = OpExpr("topk", ("input",), ("values", "indices"))
-
-
-@_TOPK.shape_rule
-def _infer_topk(attrs, x):
-    _check_sortable("topk", x)
-    d = wrap_dim(attrs["dim"], len(x._shape), "topk")
-    k = attrs["k"]
-    size = x._shape[d] if x._shape else 1
-    if not 0 <= k <= size:
-        raise RuntimeError(f"topk(): selected index k out of range (k = {k}, dimension {d} has size {size})")
-    shape = (*x._shape[:d], k, *x._shape[d + 1 :]) if x._shape else ()
-    return ((shape, x._dtype), (shape, _dt.int64))
-
-
 declare(
     "topk",
     "(Tensor values, Tensor indices) (Tensor input, Int k, Int dim=-1, Bool largest=True, Bool sorted=True) => Topk",
@@ -124,6 +110,21 @@ declare(
 def topk(input, k, dim=-1, largest=True, sorted=True):
     values, indices = dispatch(_TOPK, (input,), {"dim": dim, "descending": largest, "k": k})
     return topk_result(values, indices)
+
+
+_TOPK = OpExpr("topk", ("input",), ("values", "indices"))
+
+
+@_TOPK.shape_rule
+def _infer_topk(attrs, x):
+    _check_sortable("topk", x)
+    d = wrap_dim(attrs["dim"], len(x._shape), "topk")
+    k = attrs["k"]
+    size = x._shape[d] if x._shape else 1
+    if not 0 <= k <= size:
+        raise RuntimeError(f"topk(): selected index k out of range (k = {k}, dimension {d} has size {size})")
+    shape = (*x._shape[:d], k, *x._shape[d + 1 :]) if x._shape else ()
+    return ((shape, x._dtype), (shape, _dt.int64))
 
 
 _TOPK.grad_rule(saves="outputs")(_value_selecting_grad)
@@ -155,50 +156,6 @@ def kthvalue(input, k, dim=-1, keepdim=False):
 
 
 # -- unique: a data-dependent size, counted by a primitive of its own --------------------------------
-
-_UNIQUE = OpExpr("unique", ("input",), ("values", "inverse", "counts"))
-_UNIQUE_CONSECUTIVE = OpExpr("unique_consecutive", ("input",), ("values", "inverse", "counts"))
-# How many values unique (or, with consecutive, unique_consecutive) finds: a 0-d int64 tensor.
-_UNIQUE_COUNT = OpExpr("unique_count", ("input",), ("out",))
-
-
-@_UNIQUE_COUNT.shape_rule
-def _infer_unique_count(attrs, x):
-    return (((), _dt.int64),)
-
-
-def _unique_shapes(attrs, x):
-    n, dim = attrs["count"], attrs["dim"]
-    if dim is None:
-        return (((n,), x._dtype), (x._shape, _dt.int64), ((n,), _dt.int64))
-    d = wrap_dim(dim, len(x._shape), "unique")
-    return (((*x._shape[:d], n, *x._shape[d + 1 :]), x._dtype), ((x._shape[d],), _dt.int64), ((n,), _dt.int64))
-
-
-_UNIQUE.shape_rule(_unique_shapes)
-_UNIQUE_CONSECUTIVE.shape_rule(_unique_shapes)
-
-
-def _unique(op: OpExpr, name: str, input, return_inverse, return_counts, dim):
-    if input.is_meta:
-        raise NotImplementedError(f"{name}(): meta tensors are not supported (the result's shape depends on data)")
-    if input._dtype is _dt.string:
-        raise TypeError(f"{name}(): string tensors are not supported")
-    if dim is not None:
-        dim = wrap_dim(dim, len(input._shape), name)
-    # The count is read now (a sync point, as nonzero's): it runs on the eager interpreter in any
-    # mode, so building a graph still refuses the data-dependent size naming the input's tensor.
-    attrs = {"dim": dim, "consecutive": op is _UNIQUE_CONSECUTIVE}
-    count = EAGER.apply(_UNIQUE_COUNT, (input,), attrs)[0].item()
-    values, inverse, counts = dispatch(op, (input,), {"count": count, "dim": dim})
-    if return_inverse and return_counts:
-        return values, inverse, counts
-    if return_inverse:
-        return values, inverse
-    if return_counts:
-        return values, counts
-    return values
-
 
 declare(
     "unique",
@@ -233,41 +190,53 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     return _unique(_UNIQUE_CONSECUTIVE, "unique_consecutive", input, return_inverse, return_counts, dim)
 
 
+def _unique(op: OpExpr, name: str, input, return_inverse, return_counts, dim):
+    if input.is_meta:
+        raise NotImplementedError(f"{name}(): meta tensors are not supported (the result's shape depends on data)")
+    if input._dtype is _dt.string:
+        raise TypeError(f"{name}(): string tensors are not supported")
+    if dim is not None:
+        dim = wrap_dim(dim, len(input._shape), name)
+    # The count is read now (a sync point, as nonzero's): it runs on the eager interpreter in any
+    # mode, so building a graph still refuses the data-dependent size naming the input's tensor.
+    attrs = {"dim": dim, "consecutive": op is _UNIQUE_CONSECUTIVE}
+    count = EAGER.apply(_UNIQUE_COUNT, (input,), attrs)[0].item()
+    values, inverse, counts = dispatch(op, (input,), {"count": count, "dim": dim})
+    if return_inverse and return_counts:
+        return values, inverse, counts
+    if return_inverse:
+        return values, inverse
+    if return_counts:
+        return values, counts
+    return values
+
+
+_UNIQUE = OpExpr("unique", ("input",), ("values", "inverse", "counts"))
+_UNIQUE_CONSECUTIVE = OpExpr("unique_consecutive", ("input",), ("values", "inverse", "counts"))
+
+
+def _unique_shapes(attrs, x):
+    n, dim = attrs["count"], attrs["dim"]
+    if dim is None:
+        return (((n,), x._dtype), (x._shape, _dt.int64), ((n,), _dt.int64))
+    d = wrap_dim(dim, len(x._shape), "unique")
+    return (((*x._shape[:d], n, *x._shape[d + 1 :]), x._dtype), ((x._shape[d],), _dt.int64), ((n,), _dt.int64))
+
+
+_UNIQUE.shape_rule(_unique_shapes)
+_UNIQUE_CONSECUTIVE.shape_rule(_unique_shapes)
+
+
+# How many values unique (or, with consecutive, unique_consecutive) finds: a 0-d int64 tensor.
+_UNIQUE_COUNT = OpExpr("unique_count", ("input",), ("out",))
+
+
+@_UNIQUE_COUNT.shape_rule
+def _infer_unique_count(attrs, x):
+    return (((), _dt.int64),)
+
+
 # -- searchsorted / bucketize ----------------------------------------------------------------------------
-
-_SEARCHSORTED = OpExpr("searchsorted", ("sorted_sequence", "input", "sorter"), ("out",))
-
-
-@_SEARCHSORTED.shape_rule
-def _infer_searchsorted(attrs, seq, x, *sorter):
-    if seq._dtype.is_complex or x._dtype.is_complex:
-        raise RuntimeError("searchsorted(): complex tensors are not supported")
-    if not seq._shape:
-        raise RuntimeError("searchsorted(): boundaries tensor should have at least 1 dimension, but got a 0-d tensor")
-    if len(seq._shape) > 1 and (len(x._shape) != len(seq._shape) or x._shape[:-1] != seq._shape[:-1]):
-        raise RuntimeError(
-            "searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of boundaries tensor and input "
-            f"value tensor must match, but we got boundaries tensor {list(seq._shape)} and input value tensor {list(x._shape)}"
-        )
-    if sorter:
-        (s,) = sorter
-        if s._shape != seq._shape:
-            raise RuntimeError(
-                f"searchsorted(): boundary and sorter must have the same size, but got boundary tensor {list(seq._shape)} and got sorter tensor {list(s._shape)}"
-            )
-        check_index_dtype("searchsorted", s, "sorter")
-    return ((x._shape, _dt.int32 if attrs["out_int32"] else _dt.int64),)
-
-
-def _side(right, side) -> bool:
-    if side is not None:
-        if side not in ("left", "right"):
-            raise RuntimeError(f"searchsorted(): side can only be 'left' or 'right' but got {side!r}")
-        if right and side == "left":
-            raise RuntimeError("searchsorted(): side and right can't be set to opposites, got side of left while right was True")
-        return side == "right"
-    return bool(right)
-
 
 declare(
     "searchsorted",
@@ -293,6 +262,40 @@ def searchsorted(sorted_sequence, input, out_int32=False, right=False, side=None
 @functor("SearchsortedScalar")
 def searchsorted_scalar(sorted_sequence, input, out_int32=False, right=False, side=None, sorter=None, out=None):
     return searchsorted(sorted_sequence, scalar_tensor_like(input, sorted_sequence), out_int32, right, side, sorter, out)
+
+
+def _side(right, side) -> bool:
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"searchsorted(): side can only be 'left' or 'right' but got {side!r}")
+        if right and side == "left":
+            raise RuntimeError("searchsorted(): side and right can't be set to opposites, got side of left while right was True")
+        return side == "right"
+    return bool(right)
+
+
+_SEARCHSORTED = OpExpr("searchsorted", ("sorted_sequence", "input", "sorter"), ("out",))
+
+
+@_SEARCHSORTED.shape_rule
+def _infer_searchsorted(attrs, seq, x, *sorter):
+    if seq._dtype.is_complex or x._dtype.is_complex:
+        raise RuntimeError("searchsorted(): complex tensors are not supported")
+    if not seq._shape:
+        raise RuntimeError("searchsorted(): boundaries tensor should have at least 1 dimension, but got a 0-d tensor")
+    if len(seq._shape) > 1 and (len(x._shape) != len(seq._shape) or x._shape[:-1] != seq._shape[:-1]):
+        raise RuntimeError(
+            "searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of boundaries tensor and input "
+            f"value tensor must match, but we got boundaries tensor {list(seq._shape)} and input value tensor {list(x._shape)}"
+        )
+    if sorter:
+        (s,) = sorter
+        if s._shape != seq._shape:
+            raise RuntimeError(
+                f"searchsorted(): boundary and sorter must have the same size, but got boundary tensor {list(seq._shape)} and got sorter tensor {list(s._shape)}"
+            )
+        check_index_dtype("searchsorted", s, "sorter")
+    return ((x._shape, _dt.int32 if attrs["out_int32"] else _dt.int64),)
 
 
 declare(

@@ -77,22 +77,6 @@ def _triu_grad(ctx, g):
     return (g.triu(ctx.attrs["diagonal"]),)
 
 
-_DIAG = OpExpr("diag", ("input",), ("out",))
-
-
-@_DIAG.shape_rule
-def _infer_diag(attrs, x):
-    k = attrs["diagonal"]
-    if len(x._shape) == 1:
-        n = x._shape[0] + abs(k)
-        return (((n, n), x._dtype),)
-    if len(x._shape) == 2:
-        rows, cols = x._shape
-        n = max(min(rows, cols - k), 0) if k >= 0 else max(min(rows + k, cols), 0)
-        return (((n,), x._dtype),)
-    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {len(x._shape)}D")
-
-
 declare(
     "diag",
     "Tensor (Tensor input, Int diagonal=0) => Diag",
@@ -107,6 +91,22 @@ declare(
 @functor("Diag")
 def diag(input, diagonal=0, out=None):
     return run(_DIAG, (input,), {"diagonal": diagonal}, out)
+
+
+_DIAG = OpExpr("diag", ("input",), ("out",))
+
+
+@_DIAG.shape_rule
+def _infer_diag(attrs, x):
+    k = attrs["diagonal"]
+    if len(x._shape) == 1:
+        n = x._shape[0] + abs(k)
+        return (((n, n), x._dtype),)
+    if len(x._shape) == 2:
+        rows, cols = x._shape
+        n = max(min(rows, cols - k), 0) if k >= 0 else max(min(rows + k, cols), 0)
+        return (((n,), x._dtype),)
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {len(x._shape)}D")
 
 
 @_DIAG.grad_rule(saves="none")
@@ -130,6 +130,22 @@ def diagflat(input, offset=0):
     return run(_DIAG, (reshape(input, (-1,)),), {"diagonal": offset})
 
 
+declare(
+    "diag_embed",
+    "Tensor (Tensor input, Int offset=0, Int dim1=-2, Int dim2=-1) => DiagEmbed",
+    method=True,
+    doc="""
+    The last dim of input as diagonals of new matrices in dims dim1 and dim2.
+
+    >>> ember.diag_embed(ember.tensor([[1, 2]])).tolist()
+    [[[1, 0], [0, 2]]]
+    """,
+)
+@functor("DiagEmbed")
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    return run(_DIAG_EMBED, (input,), {"offset": offset, "dim1": dim1, "dim2": dim2})
+
+
 _DIAG_EMBED = OpExpr("diag_embed", ("input",), ("out",))
 
 
@@ -147,22 +163,6 @@ def _infer_diag_embed(attrs, x):
     rest = iter(x._shape[:-1])
     shape = tuple(n if d in (a, b) else next(rest) for d in range(ndim))
     return ((shape, x._dtype),)
-
-
-declare(
-    "diag_embed",
-    "Tensor (Tensor input, Int offset=0, Int dim1=-2, Int dim2=-1) => DiagEmbed",
-    method=True,
-    doc="""
-    The last dim of input as diagonals of new matrices in dims dim1 and dim2.
-
-    >>> ember.diag_embed(ember.tensor([[1, 2]])).tolist()
-    [[[1, 0], [0, 2]]]
-    """,
-)
-@functor("DiagEmbed")
-def diag_embed(input, offset=0, dim1=-2, dim2=-1):
-    return run(_DIAG_EMBED, (input,), {"offset": offset, "dim1": dim1, "dim2": dim2})
 
 
 @_DIAG_EMBED.grad_rule(saves="none")

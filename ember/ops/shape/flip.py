@@ -33,14 +33,6 @@ def _flip_dims(dims, axis, ndim: int, op: str) -> tuple:
     return wrapped
 
 
-_FLIP = OpExpr("flip", ("input",), ("out",))
-
-
-@_FLIP.shape_rule
-def _infer_flip(attrs, x):
-    return ((x._shape, x._dtype),)
-
-
 declare(
     "flip",
     "Tensor (Tensor input, IntList dims, *, IntList? axis=None) => Flip",
@@ -58,6 +50,14 @@ declare(
 @functor("Flip")
 def flip(input, dims, axis=None):
     return run(_FLIP, (input,), {"dims": _flip_dims(dims, axis, len(input._shape), "flip")})
+
+
+_FLIP = OpExpr("flip", ("input",), ("out",))
+
+
+@_FLIP.shape_rule
+def _infer_flip(attrs, x):
+    return ((x._shape, x._dtype),)
 
 
 @_FLIP.grad_rule(saves="none")
@@ -79,14 +79,6 @@ def flipud(input):
     if len(input._shape) < 1:
         raise RuntimeError("flipud(): Input must be >= 1-d.")
     return run(_FLIP, (input,), {"dims": (0,)})
-
-
-_ROLL = OpExpr("roll", ("input",), ("out",))
-
-
-@_ROLL.shape_rule
-def _infer_roll(attrs, x):
-    return ((x._shape, x._dtype),)
 
 
 declare(
@@ -113,6 +105,14 @@ def roll(input, shifts, dims=None, axis=None):
         raise RuntimeError(f"roll(): shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
     dims = tuple(wrap_dim(d, ndim, "roll", "dims") for d in dims)
     return run(_ROLL, (input,), {"shifts": shifts, "dims": dims})
+
+
+_ROLL = OpExpr("roll", ("input",), ("out",))
+
+
+@_ROLL.shape_rule
+def _infer_roll(attrs, x):
+    return ((x._shape, x._dtype),)
 
 
 @_ROLL.grad_rule(saves="none")

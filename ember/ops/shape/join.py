@@ -28,6 +28,23 @@ def _is_legacy_empty(t) -> bool:
     return len(t._shape) == 1 and t._shape[0] == 0
 
 
+declare(
+    "cat",
+    "Tensor (TensorList tensors, Int dim=0) => Cat",
+    out=True, aliases=("concat", "concatenate"),
+    doc="""
+    Tensors joined along dim (sizes must match elsewhere; dtypes promote; 1-d empty tensors
+    are skipped, as in PyTorch).
+
+    >>> ember.cat([ember.tensor([[1, 2]]), ember.tensor([[3.5, 4]])]).tolist()
+    [[1.0, 2.0], [3.5, 4.0]]
+    """,
+)
+@functor("Cat")
+def cat(tensors, dim=0, out=None):
+    return run(_CAT, tuple(tensors), {"dim": dim}, out)
+
+
 _CAT = OpExpr("cat", ("tensors",), ("out",))
 
 
@@ -61,23 +78,6 @@ def _infer_cat(attrs, *tensors):
                 )
         total += shape[d]
     return (((*ref[:d], total, *ref[d + 1 :]), dtype),)
-
-
-declare(
-    "cat",
-    "Tensor (TensorList tensors, Int dim=0) => Cat",
-    out=True, aliases=("concat", "concatenate"),
-    doc="""
-    Tensors joined along dim (sizes must match elsewhere; dtypes promote; 1-d empty tensors
-    are skipped, as in PyTorch).
-
-    >>> ember.cat([ember.tensor([[1, 2]]), ember.tensor([[3.5, 4]])]).tolist()
-    [[1.0, 2.0], [3.5, 4.0]]
-    """,
-)
-@functor("Cat")
-def cat(tensors, dim=0, out=None):
-    return run(_CAT, tuple(tensors), {"dim": dim}, out)
 
 
 @_CAT.grad_rule(saves="none")

@@ -20,6 +20,27 @@ declare = schema_family("shape")
 
 __all__: list[str] = []
 
+
+declare(
+    "pad",
+    'Tensor (Tensor input, IntList pad, String mode="constant", Float? value=None) => Pad',
+    doc="""
+    Padding (left, right) pairs for the last dim first, then the one before... (PyTorch's order).
+    mode: constant (value, default 0; negative pads crop), reflect, replicate or circular.
+
+    >>> ember.pad(ember.tensor([[1, 2]]), (1, 2), value=9).tolist()
+    [[9, 1, 2, 9, 9]]
+    >>> ember.pad(ember.tensor([[1., 2., 3.]]), (2, 1), mode="reflect").tolist()
+    [[3.0, 2.0, 1.0, 2.0, 3.0, 2.0]]
+    """,
+)
+@functor("Pad")
+def pad(input, pad, mode="constant", value=None):
+    if mode != "constant" and value is not None and value != 0:
+        raise RuntimeError(f'pad(): Padding mode "{mode}" doesn\'t take in value argument.')
+    return run(_PAD, (input,), {"pad": pad, "mode": mode, "value": 0 if value is None else value})
+
+
 _PAD_MODES = ("constant", "reflect", "replicate", "circular")
 _PAD = OpExpr("pad", ("input",), ("out",))
 
@@ -59,26 +80,6 @@ def _infer_pad(attrs, x):
             )
         shape[d] = new
     return ((tuple(shape), x._dtype),)
-
-
-declare(
-    "pad",
-    'Tensor (Tensor input, IntList pad, String mode="constant", Float? value=None) => Pad',
-    doc="""
-    Padding (left, right) pairs for the last dim first, then the one before... (PyTorch's order).
-    mode: constant (value, default 0; negative pads crop), reflect, replicate or circular.
-
-    >>> ember.pad(ember.tensor([[1, 2]]), (1, 2), value=9).tolist()
-    [[9, 1, 2, 9, 9]]
-    >>> ember.pad(ember.tensor([[1., 2., 3.]]), (2, 1), mode="reflect").tolist()
-    [[3.0, 2.0, 1.0, 2.0, 3.0, 2.0]]
-    """,
-)
-@functor("Pad")
-def pad(input, pad, mode="constant", value=None):
-    if mode != "constant" and value is not None and value != 0:
-        raise RuntimeError(f'pad(): Padding mode "{mode}" doesn\'t take in value argument.')
-    return run(_PAD, (input,), {"pad": pad, "mode": mode, "value": 0 if value is None else value})
 
 
 @_PAD.grad_rule(saves="none")

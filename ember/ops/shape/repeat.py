@@ -25,22 +25,6 @@ declare = schema_family("shape")
 
 __all__: list[str] = []
 
-_REPEAT = OpExpr("repeat", ("input",), ("out",))
-
-
-@_REPEAT.shape_rule
-def _infer_repeat(attrs, x):
-    repeats = attrs["repeats"]
-    if len(repeats) < len(x._shape):
-        raise RuntimeError(
-            "repeat(): Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor "
-            f"(repeats {list(repeats)}, tensor of shape {list(x._shape)})"
-        )
-    if any(r < 0 for r in repeats):
-        raise RuntimeError(f"repeat(): Trying to create tensor with negative dimension: repeats {list(repeats)}")
-    shape = (1,) * (len(repeats) - len(x._shape)) + x._shape
-    return ((tuple(s * r for s, r in zip(shape, repeats, strict=True)), x._dtype),)
-
 
 declare(
     "repeat",
@@ -56,6 +40,23 @@ declare(
 @functor("Repeat")
 def repeat(input, repeats):
     return run(_REPEAT, (input,), {"repeats": repeats})
+
+
+_REPEAT = OpExpr("repeat", ("input",), ("out",))
+
+
+@_REPEAT.shape_rule
+def _infer_repeat(attrs, x):
+    repeats = attrs["repeats"]
+    if len(repeats) < len(x._shape):
+        raise RuntimeError(
+            "repeat(): Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor "
+            f"(repeats {list(repeats)}, tensor of shape {list(x._shape)})"
+        )
+    if any(r < 0 for r in repeats):
+        raise RuntimeError(f"repeat(): Trying to create tensor with negative dimension: repeats {list(repeats)}")
+    shape = (1,) * (len(repeats) - len(x._shape)) + x._shape
+    return ((tuple(s * r for s, r in zip(shape, repeats, strict=True)), x._dtype),)
 
 
 @_REPEAT.grad_rule(saves="none")
@@ -87,45 +88,6 @@ def tile(input, dims):
     return run(_REPEAT, (input,), {"repeats": dims})
 
 
-_REPEAT_INTERLEAVE = OpExpr("repeat_interleave", ("input", "repeats"), ("out",))
-
-
-@_REPEAT_INTERLEAVE.shape_rule
-def _infer_repeat_interleave(attrs, x, repeats):
-    d = attrs["dim"]
-    shape = list(x._shape)
-    if repeats._dtype.kind not in "iu":
-        raise RuntimeError(f"repeat_interleave(): repeats must be an integer tensor, got {repeats._dtype}")
-    if len(repeats._shape) > 1:
-        raise RuntimeError("repeat_interleave(): repeats must be 0-dim or 1-dim tensor")
-    n = repeats._shape[0] if repeats._shape else 1
-    if n != 1 and n != shape[d]:
-        raise RuntimeError(
-            f"repeat_interleave(): repeats must have the same size as input along dim, but got repeats.size(0) = {n} and input.size({d}) = {shape[d]}"
-        )
-    shape[d] = attrs["output_size"]
-    return ((tuple(shape), x._dtype),)
-
-
-def _repeat_interleave(input, repeats: Tensor, dim, output_size):
-    if dim is None:
-        input = reshape(input, (-1,))
-        dim = 0
-    elif not input._shape:
-        input = reshape(input, (1,))
-    d = wrap_dim(dim, len(input._shape), "repeat_interleave")
-    if output_size is None:
-        if repeats.is_meta:
-            raise NotImplementedError(
-                "repeat_interleave(): output_size is needed for meta tensors (the result's size depends on data)"
-            )
-        r = repeats._host_array()
-        if r.size and r.min() < 0:
-            raise RuntimeError("repeat_interleave(): repeats can not be negative")
-        output_size = int(r.sum()) * (input._shape[d] if r.size == 1 else 1)
-    return run(_REPEAT_INTERLEAVE, (input, repeats), {"dim": d, "output_size": output_size})
-
-
 declare(
     "repeat_interleave",
     [
@@ -152,6 +114,45 @@ def repeat_interleave_int(input, repeats, dim=None, output_size=None):
     if repeats < 0:
         raise RuntimeError("repeat_interleave(): repeats can not be negative")
     return _repeat_interleave(input, tensor([repeats], device=input.device), dim, output_size)
+
+
+def _repeat_interleave(input, repeats: Tensor, dim, output_size):
+    if dim is None:
+        input = reshape(input, (-1,))
+        dim = 0
+    elif not input._shape:
+        input = reshape(input, (1,))
+    d = wrap_dim(dim, len(input._shape), "repeat_interleave")
+    if output_size is None:
+        if repeats.is_meta:
+            raise NotImplementedError(
+                "repeat_interleave(): output_size is needed for meta tensors (the result's size depends on data)"
+            )
+        r = repeats._host_array()
+        if r.size and r.min() < 0:
+            raise RuntimeError("repeat_interleave(): repeats can not be negative")
+        output_size = int(r.sum()) * (input._shape[d] if r.size == 1 else 1)
+    return run(_REPEAT_INTERLEAVE, (input, repeats), {"dim": d, "output_size": output_size})
+
+
+_REPEAT_INTERLEAVE = OpExpr("repeat_interleave", ("input", "repeats"), ("out",))
+
+
+@_REPEAT_INTERLEAVE.shape_rule
+def _infer_repeat_interleave(attrs, x, repeats):
+    d = attrs["dim"]
+    shape = list(x._shape)
+    if repeats._dtype.kind not in "iu":
+        raise RuntimeError(f"repeat_interleave(): repeats must be an integer tensor, got {repeats._dtype}")
+    if len(repeats._shape) > 1:
+        raise RuntimeError("repeat_interleave(): repeats must be 0-dim or 1-dim tensor")
+    n = repeats._shape[0] if repeats._shape else 1
+    if n != 1 and n != shape[d]:
+        raise RuntimeError(
+            f"repeat_interleave(): repeats must have the same size as input along dim, but got repeats.size(0) = {n} and input.size({d}) = {shape[d]}"
+        )
+    shape[d] = attrs["output_size"]
+    return ((tuple(shape), x._dtype),)
 
 
 @_REPEAT_INTERLEAVE.grad_rule(saves="inputs")

@@ -28,6 +28,7 @@ declare = schema_family("shape")
 
 __all__ = ["UNSQUEEZE", "reshape", "view", "view_layout"]
 
+
 _mode = _interp._mode
 
 
@@ -39,47 +40,6 @@ def _reshape_grad(ctx, g):
 def _sum_to_grad(ctx, g):
     """The derivative of the broadcasting views: the gradient summed over the repeated dims."""
     return (sum_to(g, in_shape(ctx)),)
-
-
-_LAYOUTS: dict = {}  # (shape, strides, requested size) -> (shape, strides or None)
-_LAYOUTS_LIMIT = 4096
-
-
-def view_layout(x, size: tuple) -> tuple:
-    """The shape (one -1 resolved) and strides of ``x`` viewed as ``size``; strides are None
-    where no view exists. Memoized: models reshape the same layouts again and again."""
-    key = (x._shape, x._stride, size)
-    layout = _LAYOUTS.get(key)
-    if layout is None:
-        shape = infer_size(size, x.numel(), "view")
-        layout = (shape, compute_view_stride(x._shape, x._stride, shape))
-        if len(_LAYOUTS) >= _LAYOUTS_LIMIT:
-            _LAYOUTS.clear()
-        _LAYOUTS[key] = layout
-    return layout
-
-
-def _view_sizes(x, size):
-    """``x.view(size)``; ``size`` is a tuple of ints (one may be -1)."""
-    shape, stride = view_layout(x, size)
-    if stride is None:
-        raise _NoView(
-            "view(): view size is not compatible with input tensor's size and stride (at least one dimension spans "
-            "across two contiguous subspaces). Use .reshape(...) instead."
-        )
-    return x._view(shape, stride, x._offset)
-
-
-class _NoView(RuntimeError):
-    """No strides view the input with the requested shape (reshape then copies)."""
-
-
-_VIEW = view_op("view", _view_sizes, ("size",))
-_VIEW_DTYPE = view_op("view_dtype", _views._view_dtype, ("dtype",))
-
-
-def _looks_like_dtype(x) -> bool:
-    return type(x) is not int and _views._looks_like_dtype(x)
 
 
 declare(
@@ -107,6 +67,55 @@ def view(input, size):
     return run_view(_VIEW, input, {"size": size})[0]
 
 
+def _looks_like_dtype(x) -> bool:
+    return type(x) is not int and _views._looks_like_dtype(x)
+
+
+def _view_method(self, *shape):
+    return view(self, shape)
+
+
+# ``t.view(2, 3)`` and ``t.view(ember.int32)``: one parameter that is either sizes (also as
+# varargs) or a dtype, which the generated functions cannot express; the method is bound here
+# and calls the functor. Its schema entry has ``method: false``.
+Tensor.view = _view_method
+
+
+_LAYOUTS: dict = {}  # (shape, strides, requested size) -> (shape, strides or None)
+_LAYOUTS_LIMIT = 4096
+
+
+def view_layout(x, size: tuple) -> tuple:
+    """The shape (one -1 resolved) and strides of ``x`` viewed as ``size``; strides are None
+    where no view exists. Memoized: models reshape the same layouts again and again."""
+    key = (x._shape, x._stride, size)
+    layout = _LAYOUTS.get(key)
+    if layout is None:
+        shape = infer_size(size, x.numel(), "view")
+        layout = (shape, compute_view_stride(x._shape, x._stride, shape))
+        if len(_LAYOUTS) >= _LAYOUTS_LIMIT:
+            _LAYOUTS.clear()
+        _LAYOUTS[key] = layout
+    return layout
+
+
+class _NoView(RuntimeError):
+    """No strides view the input with the requested shape (reshape then copies)."""
+
+
+def _view_sizes(x, size):
+    """``x.view(size)``; ``size`` is a tuple of ints (one may be -1)."""
+    shape, stride = view_layout(x, size)
+    if stride is None:
+        raise _NoView(
+            "view(): view size is not compatible with input tensor's size and stride (at least one dimension spans "
+            "across two contiguous subspaces). Use .reshape(...) instead."
+        )
+    return x._view(shape, stride, x._offset)
+
+
+_VIEW = view_op("view", _view_sizes, ("size",))
+_VIEW_DTYPE = view_op("view_dtype", _views._view_dtype, ("dtype",))
 _VIEW.grad_rule(saves="none")(_reshape_grad)
 
 
@@ -121,28 +130,10 @@ def _view_dtype_grad(ctx, g):
     )
 
 
-def _view_method(self, *shape):
-    return view(self, shape)
-
-
-# ``t.view(2, 3)`` and ``t.view(ember.int32)``: one parameter that is either sizes (also as
-# varargs) or a dtype, which the generated functions cannot express; the method is bound here
-# and calls the functor. Its schema entry has ``method: false``.
-Tensor.view = _view_method
-
-
 declare("view_as", "Tensor (Tensor input, Tensor other) => ViewAs", method=True, op="view", doc="input.view(other.shape).")
 @functor("ViewAs")
 def view_as(input, other):
     return view(input, other._shape)
-
-
-_RESHAPE_COPY = OpExpr("reshape_copy", ("input",), ("out",))
-
-
-@_RESHAPE_COPY.shape_rule
-def _infer_reshape_copy(attrs, x):
-    return ((attrs["size"], x._dtype),)
 
 
 declare(
@@ -167,6 +158,14 @@ def reshape(input, shape):
     if stride is None:
         return _mode.interpreter.apply(_RESHAPE_COPY, (input,), {"size": shape})[0]
     return _mode.interpreter.apply(_VIEW, (input,), {"size": shape})[0]
+
+
+_RESHAPE_COPY = OpExpr("reshape_copy", ("input",), ("out",))
+
+
+@_RESHAPE_COPY.shape_rule
+def _infer_reshape_copy(attrs, x):
+    return ((attrs["size"], x._dtype),)
 
 
 _RESHAPE_COPY.grad_rule(saves="none")(_reshape_grad)
@@ -233,6 +232,7 @@ declare(
 )
 simple_view("Unflatten", "unflatten", _views.unflatten, ("dim", "sizes")).grad_rule(saves="none")(_reshape_grad)
 
+
 declare(
     "squeeze",
     "Tensor (Tensor input, IntList? dim=None) => Squeeze",
@@ -246,6 +246,7 @@ declare(
 )
 simple_view("Squeeze", "squeeze", _views.squeeze, ("dim",)).grad_rule(saves="none")(_reshape_grad)
 
+
 declare(
     "unsqueeze",
     "Tensor (Tensor input, Int dim) => Unsqueeze",
@@ -258,6 +259,8 @@ declare(
     """,
 )
 UNSQUEEZE = simple_view("Unsqueeze", "unsqueeze", _views.unsqueeze, ("dim",))
+
+
 UNSQUEEZE.grad_rule(saves="none")(_reshape_grad)
 
 
@@ -299,6 +302,7 @@ declare(
     """,
 )
 simple_view("Expand", "expand", _views.expand, ("size",)).grad_rule(saves="none")(_sum_to_grad)
+
 
 declare(
     "expand_as",

@@ -109,11 +109,6 @@ def _cat_grads(ctx, *grads):
     return (_F().cat(grads, d) if len(grads) > 1 else grads[0].reshape(in_shape(ctx)),)
 
 
-_SPLIT = view_op("split", _views.split, ("split_size_or_sections", "dim"), multi=True)
-_SPLIT.grad_rule(saves="none")(_cat_grads)
-_TENSOR_SPLIT = view_op("tensor_split", _views.tensor_split, ("indices_or_sections", "dim"), multi=True)
-_TENSOR_SPLIT.grad_rule(saves="none")(_cat_grads)
-
 declare(
     "chunk",
     "TensorList (Tensor input, Int chunks, Int dim=0) => Chunk",
@@ -161,6 +156,10 @@ def split(input, split_size_or_sections, dim=0):
     return run_view(_SPLIT, input, {"split_size_or_sections": arg, "dim": dim})
 
 
+_SPLIT = view_op("split", _views.split, ("split_size_or_sections", "dim"), multi=True)
+_SPLIT.grad_rule(saves="none")(_cat_grads)
+
+
 declare(
     "tensor_split",
     "TensorList (Tensor input, Object indices_or_sections, Int dim=0) => TensorSplit",
@@ -178,6 +177,10 @@ def tensor_split(input, indices_or_sections, dim=0):
     return run_view(_TENSOR_SPLIT, input, {"indices_or_sections": arg, "dim": dim})
 
 
+_TENSOR_SPLIT = view_op("tensor_split", _views.tensor_split, ("indices_or_sections", "dim"), multi=True)
+_TENSOR_SPLIT.grad_rule(saves="none")(_cat_grads)
+
+
 declare(
     "diagonal",
     "Tensor (Tensor input, Int offset=0, Int dim1=0, Int dim2=1) => Diagonal",
@@ -191,6 +194,7 @@ declare(
 )
 DIAGONAL = view_scatter_grad(simple_view("Diagonal", "diagonal", _views.diagonal, ("offset", "dim1", "dim2")))
 
+
 declare(
     "unfold",
     "Tensor (Tensor input, Int dimension, Int size, Int step) => Unfold",
@@ -203,6 +207,7 @@ declare(
     """,
 )
 view_scatter_grad(simple_view("Unfold", "unfold", _views.unfold, ("dimension", "size", "step")))
+
 
 declare(
     "as_strided",
