@@ -200,7 +200,7 @@ def _unique(op: OpExpr, name: str, input, return_inverse, return_counts, dim):
     # The count is read now (a sync point, as nonzero's): it runs on the eager interpreter in any
     # mode, so building a graph still refuses the data-dependent size naming the input's tensor.
     attrs = {"dim": dim, "consecutive": op is _UNIQUE_CONSECUTIVE}
-    count = EAGER.apply(_UNIQUE_COUNT, (input,), attrs)[0].item()
+    count = int(EAGER.apply(_UNIQUE_COUNT, (input,), attrs)[0]._host_array())
     values, inverse, counts = dispatch(op, (input,), {"count": count, "dim": dim})
     if return_inverse and return_counts:
         return values, inverse, counts
