@@ -92,6 +92,13 @@ def _basic_rule(x, key):
 _GETITEM = view_op("getitem", _basic_rule, ("key",))
 
 
+@_GETITEM.grad_rule(saves="none")
+def _getitem_grad(ctx, g):
+    shape = ctx.input_meta[0][0]
+    (pos,) = positions(_GETITEM, ctx.attrs, shape)
+    return (scatter_back(g, pos, shape),)
+
+
 def basic_view(x: Tensor, key) -> Tensor:
     """``x[key]`` for a basic key, through the ``getitem`` view op."""
     if type(key) is int:
@@ -112,13 +119,6 @@ def _infer_index(attrs, x, *indices):
         if t._dtype.kind not in "iu":
             raise IndexError(f"tensors used as indices must be long, int, byte or bool tensors, not {t._dtype}")
     return ((index_result_shape(x._shape, dims, [t._shape for t in indices]), x._dtype),)
-
-
-@_GETITEM.grad_rule(saves="none")
-def _getitem_grad(ctx, g):
-    shape = ctx.input_meta[0][0]
-    (pos,) = positions(_GETITEM, ctx.attrs, shape)
-    return (scatter_back(g, pos, shape),)
 
 
 @_INDEX.grad_rule(saves="inputs")
