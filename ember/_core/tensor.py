@@ -21,7 +21,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided as _np_as_strided
 
 from . import dtype as _dt
-from . import indexing, printing, views
+from . import printing, views
 from .device import Device, as_device
 from .shape import (
     Size,
@@ -234,10 +234,8 @@ class Tensor:
     diagonal = views.diagonal
     unfold = views.unfold
     as_strided = views.as_strided
-    __getitem__ = indexing.getitem
-
-    def __setitem__(self, key, value) -> None:
-        indexing.setitem(self, key, value)
+    # t[key] and t[key] = value are the schema's getitem and setitem ops (ember/ops/indexing/
+    # getitem.py), bound as __getitem__ / __setitem__ with the other generated methods.
 
     # -- memory as NumPy -------------------------------------------------------------
 

@@ -1,5 +1,6 @@
-"""Tests for ember._core.indexing: ``t[key]`` and ``t[key] = value`` against NumPy (values,
-views vs copies, writes) and PyTorch (the layout of basic-indexing views)."""
+"""``t[key]`` and ``t[key] = value`` (the getitem/setitem ops of ember/ops/indexing/getitem.py,
+bound on Tensor) against NumPy (values, views vs copies, writes) and PyTorch (the layout of
+basic-indexing views)."""
 
 from __future__ import annotations
 
