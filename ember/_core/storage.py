@@ -20,8 +20,7 @@ import pickle
 
 import numpy as np
 
-from . import allocator as _alloc
-from . import shared_memory as _shm
+from . import allocator as _alloc, shared_memory as _shm
 from .device import CPU, Device, as_device
 
 __all__ = ["OBJECT_SLOT_BYTES", "Storage", "UntypedStorage", "shared_from_fd", "shared_from_name", "sync_point"]

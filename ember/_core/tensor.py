@@ -20,23 +20,20 @@ import warnings
 import numpy as np
 from numpy.lib.stride_tricks import as_strided as _np_as_strided
 
-from . import dtype as _dt
-from . import printing, views
+from . import dtype as _dt, printing, views
 from .device import Device, as_device
 from .shape import (
     Size,
-    broadcast_shapes,
     check_size,
     contiguous_strides,
     is_contiguous,
-    is_non_overlapping_and_dense,
 )
 from .storage import OBJECT_SLOT_BYTES, Storage, sync_point
 
 # Called with each tensor whose values host code reads, when set (ember.compile's tracer).
 HOST_READ_GUARD: list = [None]
 
-__all__ = ["Tensor", "empty_tensor", "make_tensor", "tensor"]
+__all__ = ["Tensor", "assign_array", "empty_tensor", "make_tensor", "parse_to_args", "scalar_for", "tensor"]
 
 
 class Tensor:
@@ -205,35 +202,9 @@ class Tensor:
         out._np_src = None
         return out
 
-    view = views.view
-    view_as = views.view_as
-    reshape = views.reshape
-    reshape_as = views.reshape_as
-    flatten = views.flatten
-    unflatten = views.unflatten
-    squeeze = views.squeeze
-    unsqueeze = views.unsqueeze
-    transpose = views.transpose
-    swapaxes = views.transpose
-    swapdims = views.transpose
-    permute = views.permute
-    movedim = views.movedim
-    moveaxis = views.movedim
-    t = views.t
-    T = property(views.T)
-    mT = property(views.mT)
-    expand = views.expand
-    expand_as = views.expand_as
-    broadcast_to = views.broadcast_to
-    narrow = views.narrow
-    select = views.select
-    unbind = views.unbind
-    split = views.split
-    chunk = views.chunk
-    tensor_split = views.tensor_split
-    diagonal = views.diagonal
-    unfold = views.unfold
-    as_strided = views.as_strided
+    # What a tensor can *do* beyond this file (views, copies, conversions, math, t[key]) is the
+    # op schema's: the package face binds the generated methods on Tensor (``ember._install``),
+    # and autograd's and DLPack's beside them.
     # t[key] and t[key] = value are the schema's getitem and setitem ops (ember/ops/indexing/
     # getitem.py), bound as __getitem__ / __setitem__ with the other generated methods.
 
@@ -395,83 +366,6 @@ class Tensor:
                     f"tensor before performing the operation."
                 )
 
-    def copy_(self, src, non_blocking: bool = False) -> Tensor:
-        """Copy ``src`` (broadcast to this shape, cast to this dtype) into this tensor in place."""
-        if not isinstance(src, Tensor):
-            raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}")
-        self._check_writable("copy_()")
-        broadcast_shapes(self._shape, src._shape, op="copy_")
-        if len(src._shape) > len(self._shape) or broadcast_shapes(self._shape, src._shape) != tuple(self._shape):
-            raise RuntimeError(f"copy_(): src of shape {list(src._shape)} cannot be broadcast to destination shape {list(self._shape)}")
-        if (self._dtype is _dt.string) != (src._dtype is _dt.string):
-            raise TypeError(f"copy_(): cannot copy a {src._dtype} tensor into a {self._dtype} tensor")
-        if self.is_meta:
-            self._storage._version += 1
-            return self
-        if src.is_meta:
-            raise NotImplementedError("copy_(): Cannot copy out of meta tensor; no data!")
-        _assign(self._host_array(), src._host_array())
-        self._storage._version += 1
-        return self
-
-    def fill_(self, value) -> Tensor:
-        self._check_writable("fill_()")
-        if isinstance(value, Tensor):
-            if value.dim() != 0:
-                raise RuntimeError(f"fill_(): only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions.")
-            value = value.item()
-        if not self.is_meta:
-            _assign(self._host_array(), _scalar_for(value, self._dtype, "fill_"))
-        self._storage._version += 1
-        return self
-
-    def zero_(self) -> Tensor:
-        return self.fill_(b"" if self._dtype is _dt.string else 0)
-
-    def clone(self) -> Tensor:
-        """A copy in new memory; dense layouts (e.g. a transpose) keep their strides."""
-        if is_non_overlapping_and_dense(self._shape, self._stride) and all(s > 0 for s in self._stride):
-            stride = self._stride
-        else:
-            stride = contiguous_strides(self._shape)
-        out = empty_tensor(self._shape, self._dtype, self._storage._device, stride=stride)
-        if not self.is_meta and self.numel():
-            _assign(out._host_array(), self._host_array())
-        return out
-
-    def contiguous(self) -> Tensor:
-        if self.is_contiguous():
-            return self
-        out = empty_tensor(self._shape, self._dtype, self._storage._device)
-        if not self.is_meta:
-            _assign(out._host_array(), self._host_array())
-        return out
-
-    def detach(self) -> Tensor:
-        out = self._view(self._shape, self._stride, self._offset)
-        out._base = self._base
-        return out
-
-    def to(self, *args, **kwargs) -> Tensor:
-        """Convert dtype and/or device: ``t.to(ember.float64)``, ``t.to("meta")``, ``t.to(other)``."""
-        dtype, device, copy = parse_to_args(args, kwargs)
-        dtype = self._dtype if dtype is None else dtype
-        device = self.device if device is None else device
-        if dtype is self._dtype and device == self.device and not copy:
-            return self
-        out = empty_tensor(self._shape, dtype, device)
-        if device.type == "meta":
-            return out
-        if self.is_meta:
-            raise NotImplementedError("to(): Cannot copy out of meta tensor; no data!")
-        if (dtype is _dt.string) != (self._dtype is _dt.string):
-            raise TypeError(f"to(): cannot convert a {self._dtype} tensor to {dtype}")
-        _assign(out._host_array(), self._host_array())
-        return out
-
-    def cpu(self) -> Tensor:
-        return self.to("cpu")
-
     # -- printing, pickling, copying -------------------------------------------------
 
     def __repr__(self) -> str:
@@ -581,7 +475,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False) -> Ten
     array, inferred = _array_from_data(data, target, "tensor")
     out = empty_tensor(array.shape, inferred, device)
     if device.type != "meta":
-        _assign(out._host_array(), array)
+        assign_array(out._host_array(), array)
     out.requires_grad = requires_grad
     return out
 
@@ -641,7 +535,7 @@ def _to_bytes_array(array: np.ndarray) -> np.ndarray:
     return out
 
 
-def _assign(dst: np.ndarray, src) -> None:
+def assign_array(dst: np.ndarray, src) -> None:
     """Write ``src`` into ``dst`` with broadcasting and PyTorch's silent casting."""
     if not isinstance(src, np.ndarray):
         dst.fill(src)  # a scalar: NumPy's fastest write
@@ -651,7 +545,8 @@ def _assign(dst: np.ndarray, src) -> None:
     np.copyto(dst, src, casting="unsafe")
 
 
-def _scalar_for(value, dtype: _dt.DType, op: str):
+def scalar_for(value, dtype: _dt.DType, op: str):
+    """``value`` as a scalar to write into a ``dtype`` tensor, refused where PyTorch refuses (overflow, kinds)."""
     if dtype is _dt.string:
         if isinstance(value, str):
             return value.encode("utf-8")
@@ -717,8 +612,3 @@ def _rebuild_tensor(storage: Storage, offset: int, shape, stride, dtype_name: st
     out._requires_grad = requires_grad
     return out
 
-
-# Referenced by views/indexing through the tensor they get, so those modules need not import this one.
-Tensor._new_empty = staticmethod(empty_tensor)
-Tensor._assign = staticmethod(_assign)
-Tensor._scalar_for = staticmethod(_scalar_for)

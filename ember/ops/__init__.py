@@ -1,7 +1,7 @@
 """The op system: schema, functors and rules per family, and the generated functional API.
 
 Importing this package registers every family's schema entries, functors and primitives,
-then builds the functional API from the declared entries. ``functional.METHODS`` holds the
+then builds the functional API from the declared entries. ``TENSOR_METHODS`` holds the
 Tensor methods and operators; the package face binds them (``ember._install``).
 """
 
@@ -14,6 +14,9 @@ from .schema import load_schema
 from . import conversion, creation, elementwise, foreach, indexing, linalg, nn, random, reduction, shape  # isort: skip  # noqa: F401 - foreach: its users import it
 
 from . import functional  # isort: skip - built last, from everything registered above
+
+# Every Tensor method of the op system: the schema's generated ones and view's hand-written one.
+TENSOR_METHODS = {**functional.METHODS, **shape.TENSOR_METHODS}
 
 _register_front_end(codegen.FILENAME, FUNCTORS, lambda: {e.python_name: e.name for e in load_schema()})
 
@@ -31,4 +34,4 @@ def _mark_differentiability() -> None:
 
 _mark_differentiability()
 
-__all__ = ["conversion", "creation", "elementwise", "functional", "indexing", "linalg", "nn", "random", "reduction", "shape"]
+__all__ = ["TENSOR_METHODS", "conversion", "creation", "elementwise", "functional", "indexing", "linalg", "nn", "random", "reduction", "shape"]

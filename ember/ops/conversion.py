@@ -22,12 +22,10 @@ import warnings
 from .._core import dtype as _dt
 from .._core.device import CPU, Device, as_device
 from .._core.shape import contiguous_strides
-from .._core.tensor import Tensor, empty_tensor
+from .._core.tensor import Tensor, assign_array, empty_tensor
 from ..dispatch import NO_ATTRS, OpExpr, dispatch
-from .common import functional as _F
-from .common import sum_to
-from .creation import broadcastable_to, fill_into, preserved_strides
-from .creation import memory_format as _memory_format
+from .common import functional as _F, sum_to
+from .creation import broadcastable_to, fill_into, memory_format as _memory_format, preserved_strides
 from .functor import FUNCTORS, functor
 from .schema import schema_family
 
@@ -96,7 +94,7 @@ def _warn_complex(src: _dt.DType, dst: _dt.DType, stacklevel: int) -> None:
 def _host_copy(dst: Tensor, src: Tensor) -> None:
     """Across devices (no kernel spans two): through host memory."""
     dst._storage._materialize()
-    Tensor._assign(dst._host_array(), src._host_array())
+    assign_array(dst._host_array(), src._host_array())
 
 
 def convert(x: Tensor, dtype: _dt.DType, device: Device, op: str, fmt: str = "preserve") -> Tensor:

@@ -9,7 +9,7 @@ import numpy as np
 from ..._core import dtype as _dt
 from ..._core.device import CPU, Device, as_device
 from ..._core.shape import check_size, contiguous_strides, is_non_overlapping_and_dense
-from ..._core.tensor import Tensor, empty_tensor
+from ..._core.tensor import Tensor, empty_tensor, scalar_for
 from ...dispatch import OpExpr, dispatch
 
 
@@ -119,7 +119,7 @@ def _scalar_for(value, dtype: _dt.DType, op: str):
         if value.ndim != 0:
             raise RuntimeError(f"{op}(): only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
         value = value.item()
-    return Tensor._scalar_for(value, dtype, op)
+    return scalar_for(value, dtype, op)
 
 
 FILL = OpExpr("fill", (), ("out",))

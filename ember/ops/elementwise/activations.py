@@ -14,8 +14,7 @@ from collections.abc import Callable
 
 from ..._core import dtype as _dt
 from ...dispatch import OpExpr, dispatch
-from ..common import functional as _F
-from ..common import grad_recording
+from ..common import functional as _F, grad_recording
 from ..schema import schema_family
 from .factories import cj, unary, unary_grad
 from .kinds import FLOATING, INEXACT, REAL_NO_BOOL

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from ..._core import dtype as _dt
 from ...dispatch import NO_ATTRS, dispatch
-from ..common import functional as _F
-from ..common import wants_grad
+from ..common import functional as _F, wants_grad
 from ..functor import FUNCTORS
 from ..schema import schema_family
 from .factories import (

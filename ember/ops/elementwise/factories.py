@@ -25,8 +25,7 @@ from collections.abc import Callable
 
 from ..._core import dtype as _dt
 from ...dispatch import NO_ATTRS, OpExpr, dispatch
-from ..common import broadcast_pair, sum_to, wants_grad
-from ..common import functional as _F
+from ..common import broadcast_pair, functional as _F, sum_to, wants_grad
 from ..functor import FUNCTORS
 from .kinds import ALL, NUMERIC, check_kinds, check_pair, same
 

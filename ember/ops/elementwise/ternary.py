@@ -13,8 +13,7 @@ from __future__ import annotations
 from ..._core import dtype as _dt
 from ..._core.tensor import tensor
 from ...dispatch import NO_ATTRS, OpExpr, dispatch
-from ..common import broadcast_all, broadcast_pair, wants_grad
-from ..common import functional as _F
+from ..common import broadcast_all, broadcast_pair, functional as _F, wants_grad
 from ..functor import FUNCTORS
 from ..schema import schema_family
 from .factories import cj, cjs, reduce_grad

@@ -13,7 +13,7 @@ them zeroed. Index inputs get no gradient.
 from __future__ import annotations
 
 from ..._core.shape import broadcast_shapes, wrap_dim
-from ..._core.tensor import Tensor
+from ..._core.tensor import Tensor, scalar_for
 from ...dispatch import NO_ATTRS, OpExpr
 from ..common import functional as _F
 from ..functor import FUNCTORS, functor
@@ -113,7 +113,7 @@ def scatter(input, dim, index, src, reduce=None, out=None):
 @functor("ScatterValue")
 def scatter_value(input, dim, index, value, reduce=None, out=None):
     _check_reduce(reduce, (None, "add", "multiply"), "scatter")
-    value = input._scalar_for(value, input._dtype, "scatter")
+    value = scalar_for(value, input._dtype, "scatter")
     return run(_SCATTER_VALUE, (input, index), {"dim": dim, "value": value, "reduce": reduce}, out)[0]
 
 

@@ -22,10 +22,9 @@ import numpy as np
 
 from ..._core import dtype as _dt
 from ..._core.shape import broadcast_shapes
-from ..._core.tensor import Tensor, empty_tensor
+from ..._core.tensor import Tensor, empty_tensor, scalar_for
 from ...dispatch import OpExpr, dispatch
-from ..common import functional as _F
-from ..common import sum_to
+from ..common import functional as _F, sum_to
 from ..functor import functor
 from ..schema import schema_family
 from ..shape import positions, scatter_back
@@ -197,7 +196,7 @@ def _put(view: Tensor, pairs: list, value, accumulate: bool, op: str) -> None:
     values = _values_tensor(view, value)
     try:
         if values is None:
-            scalar = view._scalar_for(value, view._dtype, op)
+            scalar = scalar_for(value, view._dtype, op)
             dispatch(_INDEX_PUT_SCALAR, (view, *indices), {"dims": dims, "value": scalar, "accumulate": accumulate}, (view,))
         else:
             dispatch(_INDEX_PUT, (view, values, *indices), {"dims": dims, "accumulate": accumulate}, (view,))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._core.shape import wrap_dim
-from ..._core.tensor import Tensor
+from ..._core.tensor import Tensor, scalar_for
 from ..._core.tensor_numpy import from_numpy
 from ...dispatch import OpExpr
 from ..common import functional as _F
@@ -182,7 +182,7 @@ def index_fill_tensor(input, dim, index, value, out=None):
 
 @functor("IndexFill")
 def index_fill(input, dim, index, value, out=None):
-    value = input._scalar_for(value, input._dtype, "index_fill")
+    value = scalar_for(value, input._dtype, "index_fill")
     return run(_INDEX_FILL, (input, index), {"dim": dim, "value": value}, out)[0]
 
 

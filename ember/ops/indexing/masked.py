@@ -13,10 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..._core import dtype as _dt
-from ..._core.tensor import Tensor
+from ..._core.tensor import Tensor, scalar_for
 from ...dispatch import NO_ATTRS, OpExpr
-from ..common import broadcast_pair, sum_to
-from ..common import functional as _F
+from ..common import broadcast_pair, functional as _F, sum_to
 from ..functor import FUNCTORS, functor
 from ..schema import schema_family
 from ._common import run
@@ -52,7 +51,7 @@ def masked_fill_tensor(input, mask, value, out=None):
 
 @functor("MaskedFill")
 def masked_fill(input, mask, value, out=None):
-    value = input._scalar_for(value, input._dtype, "masked_fill")
+    value = scalar_for(value, input._dtype, "masked_fill")
     return run(_MASKED_FILL, (input, mask), {"value": value}, out)[0]
 
 

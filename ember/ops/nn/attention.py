@@ -17,8 +17,7 @@ import math
 from ..._core import dtype as _dt
 from ..._core.generator import default_generator
 from ...dispatch import OpExpr, dispatch
-from ..common import broadcast_pair, sum_to
-from ..common import functional as _F
+from ..common import broadcast_pair, functional as _F, sum_to
 from ..functor import functor
 from ..schema import schema_family
 from ._common import _is_int, _needs, _not_implemented

@@ -17,8 +17,7 @@ import math
 from ..._core import dtype as _dt
 from ...dispatch import OpExpr, dispatch
 from ...dispatch.interpreter import running_eagerly
-from ..common import functional as _F
-from ..common import grad_recording
+from ..common import functional as _F, grad_recording
 from ..functor import functor
 from ..schema import schema_family
 from ._common import _as_dtype, _check_floating, _is_int, _legacy_reduction, _loss_op, _needs, _reduce_grad

@@ -16,8 +16,7 @@ import math
 
 from ..._core import dtype as _dt
 from ...dispatch import OpExpr, dispatch
-from ..common import broadcast_pair, grad_recording, sum_to
-from ..common import functional as _F
+from ..common import broadcast_pair, functional as _F, grad_recording, sum_to
 from ..functor import functor
 from ..schema import schema_family
 from ._common import _check_numeric, _needs

@@ -15,8 +15,7 @@ import math
 
 from ..._core import dtype as _dt
 from ...dispatch import dispatch
-from ..common import broadcast_pair, sum_to
-from ..common import functional as _F
+from ..common import broadcast_pair, functional as _F, sum_to
 from ..functor import functor
 from ..schema import schema_family
 from ._common import (

@@ -12,12 +12,9 @@ from __future__ import annotations
 
 import math
 
-from ..._core import dtype as _dt
-from ..._core import views as _views
+from ..._core import dtype as _dt, views as _views
 from ..._core.shape import compute_view_stride, infer_size, normalize_size_args, wrap_dim
-from ..._core.tensor import Tensor
-from ...dispatch import OpExpr
-from ...dispatch import interpreter as _interp
+from ...dispatch import OpExpr, interpreter as _interp
 from ..common import sum_to
 from ..functor import FUNCTORS, functor
 from ..schema import schema_family
@@ -76,9 +73,9 @@ def _view_method(self, *shape):
 
 
 # ``t.view(2, 3)`` and ``t.view(ember.int32)``: one parameter that is either sizes (also as
-# varargs) or a dtype, which the generated functions cannot express; the method is bound here
-# and calls the functor. Its schema entry has ``method: false``.
-Tensor.view = _view_method
+# varargs) or a dtype, which the generated functions cannot express; the method is written here
+# and calls the functor (its schema entry has ``method: false``). The face binds it with the others.
+TENSOR_METHODS = {"view": _view_method}
 
 
 _LAYOUTS: dict = {}  # (shape, strides, requested size) -> (shape, strides or None)

@@ -16,8 +16,7 @@ by adding the gradient back at the positions it read (``view_scatter_grad``).
 from __future__ import annotations
 
 from ..._core.tensor import Tensor
-from ...dispatch import NO_ATTRS, OpExpr
-from ...dispatch import interpreter as _interp
+from ...dispatch import NO_ATTRS, OpExpr, interpreter as _interp
 from ..functor import FUNCTORS
 from ._common import in_shape, named, positions, scatter_back
 
