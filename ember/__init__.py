@@ -99,7 +99,7 @@ from .interop import dlpack as _dlpack
 from .interop.checkpoint import load, save
 from .interop.dlpack import from_dlpack
 from .kernels import cpu as _cpu_kernels  # noqa: F401 - registers the CPU kernels on the ops
-from .ops.functional import FUNCTIONS as _FUNCTIONS, METHODS as _SCHEMA_METHODS, export_to as _export_to
+from .ops.functional import FUNCTIONS as _FUNCTIONS, export_to as _export_to
 from .sparse import (  # TensorFlow 1's sparse names (ember.sparse holds TensorFlow 2's)
     SparseTensor as SparseTensor,
     SparseTensorValue as SparseTensorValue,

@@ -32,8 +32,8 @@ from __future__ import annotations
 import math
 import sys
 
-from .._core.dtype import bool_ as bool
 from .._core.dtype import (
+    bool_ as bool,
     complex64,
     complex128,
     float32,
@@ -79,9 +79,11 @@ from ._statistical import all, any, cumulative_prod, cumulative_sum, diff, max, 
 # isort: on
 
 # The unique_* functions' result types: importable from here, outside __all__ (the standard names none).
-from ._searching_sorting import UniqueAllResult as UniqueAllResult
-from ._searching_sorting import UniqueCountsResult as UniqueCountsResult
-from ._searching_sorting import UniqueInverseResult as UniqueInverseResult
+from ._searching_sorting import (
+    UniqueAllResult as UniqueAllResult,
+    UniqueCountsResult as UniqueCountsResult,
+    UniqueInverseResult as UniqueInverseResult,
+)
 
 __array_api_version__ = "2025.12"
 # Versions whose namespace this one also serves (each later version only adds to the earlier).

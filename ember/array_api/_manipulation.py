@@ -11,8 +11,7 @@ tensor([1, 2, 3, 4])
 
 from __future__ import annotations
 
-from .._core.shape import broadcast_shapes as _broadcast_shapes
-from .._core.shape import wrap_dim
+from .._core.shape import broadcast_shapes as _broadcast_shapes, wrap_dim
 from ..ops.functional import FUNCTIONS as _F
 from ._helpers import no_axes, normalize_axes
 

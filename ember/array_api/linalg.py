@@ -11,11 +11,8 @@ ember has no general (non-symmetric) eigensolver.
 tensor(5.)
 """
 
-from ..ops.functional import FUNCTIONS as _F
-from ..ops.functional import NAMESPACES as _NAMESPACES
-from ._helpers import is_array as _is_array
-from ._helpers import no_axes as _no_axes
-from ._helpers import sum_dtype as _sum_dtype
+from ..ops.functional import FUNCTIONS as _F, NAMESPACES as _NAMESPACES
+from ._helpers import is_array as _is_array, no_axes as _no_axes, sum_dtype as _sum_dtype
 from ._linear_algebra import tensordot, vecdot
 from ._manipulation import broadcast_shapes as _broadcast_shapes
 

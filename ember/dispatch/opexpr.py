@@ -10,7 +10,14 @@ registered beside the op in its family module:
 - ``kernels[device_type](outs, ins, attrs)``: NumPy arrays in, written into ``outs``.
 - ``view(attrs, *inputs) -> tensors``: for view ops, the metadata-only implementation.
 - ``attr_key(attrs)``: optional, what of the attributes inference depends on (a cache key).
-- ``derivative``: filled in by the autograd issue.
+- ``derivative``: ``fn(ctx, *grad_outputs)``, registered with ``grad_rule`` beside the op.
+
+What graph mode needs to know of a primitive is said on the primitive too, with ``tag(...)``
+beside its registration, so graph/ keeps no tables of op names: ``tf_name`` (TensorFlow 1's
+node type, ``MatMul``), ``row_wise`` (``"rows"``: input 0 can be computed block of rows by
+block, the others whole; ``"features"``: likewise unless it reduces dim 0), ``right_identity``
+(the scalar ``s`` with ``op(x, s) == x``) and ``shape_role`` (``"permute"``, ``"reshape"`` or
+``"identity_if_same_shape"``: how the algebraic pass folds it).
 
 >>> op = OpExpr("my_neg", ("x",), ("y",))
 >>> op
@@ -28,7 +35,10 @@ __all__ = ["OP_REGISTRY", "OpExpr", "get_op", "register_kernel"]
 class OpExpr:
     """A primitive op: type name, input/output names, and its registered rules."""
 
-    __slots__ = ("attr_key", "aux_outputs", "derivative", "differentiable", "infer", "inputs", "kernels", "name", "outputs", "strided", "view")
+    __slots__ = (
+        "attr_key", "aux_outputs", "derivative", "differentiable", "infer", "inputs", "kernels", "name", "outputs",
+        "right_identity", "row_wise", "shape_role", "strided", "tf_name", "view",
+    )  # fmt: skip
 
     def __init__(self, name: str, inputs: tuple[str, ...], outputs: tuple[str, ...] = ("out",), *, strided: bool = True) -> None:
         if name in OP_REGISTRY:
@@ -49,7 +59,23 @@ class OpExpr:
         # Outputs that carry no gradient (a by-product the derivative reads, as ATen's
         # nll_loss_forward returns total_weight): autograd gives them no history.
         self.aux_outputs: tuple[int, ...] = ()
+        self.tf_name: str | None = None
+        self.row_wise: str | None = None
+        self.right_identity: float | None = None
+        self.shape_role: str | None = None
         OP_REGISTRY[name] = self
+
+    def tag(self, *, tf_name: str | None = None, row_wise: str | None = None, right_identity=None, shape_role: str | None = None) -> OpExpr:
+        """Say what graph mode needs to know of this primitive (see the module's docstring); returns it."""
+        if row_wise not in (None, "rows", "features"):
+            raise ValueError(f"OpExpr {self.name!r}: row_wise must be 'rows' or 'features', got {row_wise!r}")
+        if shape_role not in (None, "permute", "reshape", "identity_if_same_shape"):
+            raise ValueError(f"OpExpr {self.name!r}: unknown shape_role {shape_role!r}")
+        self.tf_name = tf_name or self.tf_name
+        self.row_wise = row_wise or self.row_wise
+        self.right_identity = self.right_identity if right_identity is None else right_identity
+        self.shape_role = shape_role or self.shape_role
+        return self
 
     def shape_rule(self, fn: Callable) -> Callable:
         """Decorator: register the inference rule."""

@@ -25,8 +25,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from .._core import allocator as _alloc
-from . import interpreter as _interp
-from . import vm as _vm
+from . import interpreter as _interp, vm as _vm
 from .opexpr import OP_REGISTRY
 
 __all__ = ["Journey", "Trace", "explain", "note", "register_front_end", "trace"]

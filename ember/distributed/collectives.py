@@ -12,11 +12,9 @@ import time
 
 import numpy as np
 
-from . import _tensors as T
-from . import debug, observe
+from . import _tensors as T, debug, observe
 from .process_group import _STATE, ProcessGroup, resolve
-from .reduce_op import SUM_PLANS as _SUM_PLANS
-from .reduce_op import ReduceOp, reduction_plan
+from .reduce_op import SUM_PLANS as _SUM_PLANS, ReduceOp, reduction_plan
 from .timeline import _ACTIVE as _TIMELINES
 from .work import DistBackendError, Work
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _tensors as T
-from . import debug
+from . import _tensors as T, debug
 from .collectives import _check_stacked, group_of, root_of, run
 
 __all__ = ["all_gather", "all_gather_into_tensor", "all_gather_single", "all_to_all", "all_to_all_single", "gather", "scatter"]

@@ -7,8 +7,7 @@ blocking send to oneself would wait forever).
 
 from __future__ import annotations
 
-from . import _tensors as T
-from . import observe
+from . import _tensors as T, observe
 from .collectives import group_of, root_of
 from .work import Work
 

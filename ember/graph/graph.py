@@ -26,6 +26,7 @@ import threading
 from collections.abc import Iterator
 
 from ..dispatch.interpreter import interpreter_scope
+from ..dispatch.opexpr import OP_REGISTRY
 from .export import as_graph_def, node_def
 from .lazy import LazyInterpreter
 from .tensor import GraphTensor
@@ -329,19 +330,12 @@ class Graph:
         return f"<ember.Graph with {len(self._ops)} operations>"
 
 
-# TensorFlow's default node names for the primitives whose ember names differ.
-_TF_NAMES = {
-    "matmul": "MatMul", "mm": "MatMul", "bmm": "MatMul", "relu": "Relu", "sigmoid": "Sigmoid", "tanh": "Tanh",
-    "softmax": "Softmax", "log_softmax": "LogSoftmax", "exp": "Exp", "log": "Log", "sqrt": "Sqrt", "rsqrt": "Rsqrt",
-    "sum": "Sum", "mean": "Mean", "amax": "Max", "amin": "Min", "prod": "Prod", "view": "Reshape", "reshape": "Reshape",
-    "transpose": "transpose", "permute": "transpose", "div": "truediv", "neg": "Neg", "abs": "Abs", "square": "Square",
-    "cast": "Cast", "to": "Cast", "maximum": "Maximum", "minimum": "Minimum", "where": "Select", "cat": "concat",
-}
-
-
 def _default_name(op_type: str) -> str:
+    """TensorFlow's default node name: the primitive's ``tf_name`` (tagged beside the op: MatMul,
+    Relu, ...), else its ember name; ``add_scalar`` is named as ``add``."""
     base = op_type.removesuffix("_scalar").removesuffix("_tensor")
-    return _TF_NAMES.get(base, base)
+    op = OP_REGISTRY.get(base)
+    return op.tf_name if op is not None and op.tf_name else base
 
 
 def _as_operation(obj, where: str) -> Operation:

@@ -31,8 +31,7 @@ from __future__ import annotations
 import errno
 from multiprocessing import reduction as _reduction
 
-from .._core import dtype as _dt
-from .._core import shared_memory as _shm
+from .._core import dtype as _dt, shared_memory as _shm
 from .._core.storage import Storage, shared_from_fd, shared_from_name
 from .._core.tensor import Tensor, make_tensor
 

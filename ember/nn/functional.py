@@ -32,15 +32,13 @@ from ._composite import (
     tanhshrink,
 )
 
-# Activations live in the schema's ``elementwise`` family; PyTorch exposes them from nn.functional too.
-_ACTIVATIONS = frozenset({"relu", "gelu", "silu", "sigmoid", "tanh", "elu", "leaky_relu", "softplus", "hardtanh"})
-_OTHERS = frozenset({"pad"})
-
 
 def _schema_names() -> list[str]:
+    """The generated functions whose schema entries list ``nn.functional`` among their
+    namespaces (the nn family's, and activations and pad of others), with in-place forms and aliases."""
     names: list[str] = []
     for entry in load_schema():
-        if entry.namespace or not (entry.family == "nn" or entry.name in _ACTIVATIONS or entry.name in _OTHERS):
+        if "nn.functional" not in entry.namespaces:
             continue
         for name in (entry.python_name, entry.inplace, *entry.aliases):
             if name and name in FUNCTIONS and name not in names:

@@ -35,7 +35,7 @@ __all__ = ["COPY_", "DETACH", "DTYPE_METHODS", "TO_COPY", "convert"]
 
 TO_COPY = OpExpr("_to_copy", ("x",), ("y",))
 COPY_ = OpExpr("copy_", ("self", "src"), ("self",))
-DETACH = OpExpr("detach", ("x",), ("y",))
+DETACH = OpExpr("detach", ("x",), ("y",)).tag(shape_role="identity_if_same_shape")
 
 
 @TO_COPY.shape_rule

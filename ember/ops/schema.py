@@ -234,6 +234,7 @@ ENTRY_KEYS = {
     "op": None,  # the primitive op type(s) a primitive's functor dispatches (default: the name)
     "aliases": (),  # other public names of the same function (array API / PyTorch spellings)
     "operators": (),  # Tensor dunder methods bound to this function (__add__, __radd__, __iadd__)
+    "namespaces": (),  # other public namespaces that also show it, e.g. "nn.functional" (PyTorch's F.relu)
     "doc": "",
 }
 
@@ -253,6 +254,7 @@ class OpEntry:
     op: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
     operators: tuple[str, ...] = ()
+    namespaces: tuple[str, ...] = ()
     doc: str = ""
     family: str = field(default="", compare=False)
 
@@ -309,9 +311,9 @@ def parse_entry(raw: dict, family: str = "") -> OpEntry:
     sigs = raw["signature"]
     sigs = [sigs] if isinstance(sigs, str) else list(sigs)
     kwargs = {k: raw[k] for k in ENTRY_KEYS if k in raw}
-    for key in ("aliases", "operators"):
+    for key in ("aliases", "operators", "namespaces"):
         if key in kwargs:
-            kwargs[key] = tuple(kwargs[key])
+            kwargs[key] = (kwargs[key],) if isinstance(kwargs[key], str) else tuple(kwargs[key])
     if "op" in kwargs:
         kwargs["op"] = (kwargs["op"],) if isinstance(kwargs["op"], str) else tuple(kwargs["op"])
     if "doc" in kwargs:
@@ -326,8 +328,9 @@ def parse_entry(raw: dict, family: str = "") -> OpEntry:
 _ENTRIES: dict[str, OpEntry] = {}
 
 
-def schema_family(family: str) -> Callable[..., OpEntry]:
-    """The ``declare`` function of one op family: ``declare(name, signature, **keys)``.
+def schema_family(family: str, **defaults) -> Callable[..., OpEntry]:
+    """The ``declare`` function of one op family: ``declare(name, signature, **keys)``;
+    ``defaults`` are keys every entry of the family has unless it says otherwise.
 
     >>> declare = schema_family("doc_example")
     >>> entry = declare("doc_identity", "Tensor (Tensor input) => DocIdentity", method=True, doc="input, unchanged.")
@@ -337,7 +340,7 @@ def schema_family(family: str) -> Callable[..., OpEntry]:
     """
 
     def declare(name: str, signature: str | list[str], **keys) -> OpEntry:
-        entry = parse_entry({"name": name, "signature": signature, **keys}, family)
+        entry = parse_entry({"name": name, "signature": signature, **defaults, **keys}, family)
         if name in _ENTRIES:
             raise SchemaError(f"op {name!r} is declared twice (list overloads under one entry instead)")
         _ENTRIES[name] = entry

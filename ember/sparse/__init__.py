@@ -41,8 +41,8 @@ from __future__ import annotations
 
 from . import primitives as primitives  # isort: skip - the OpExprs, before their kernels
 from ..kernels.cpu import sparse as _kernels  # noqa: F401 isort: skip - registers the CPU kernels of the primitives
-from .functions import from_dense as from_dense  # TensorFlow 2's name only (tf.sparse.from_dense)
 from .functions import (
+    from_dense as from_dense,  # TensorFlow 2's name only (tf.sparse.from_dense)
     sparse_add,
     sparse_placeholder,
     sparse_reduce_max,

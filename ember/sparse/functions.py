@@ -11,8 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import dtype as _dt
-from .._core.tensor import Tensor
-from .._core.tensor import tensor as _new  # `tensor` is from_dense's argument name
+from .._core.tensor import (
+    Tensor,
+    tensor as _new,  # `tensor` is from_dense's argument name
+)
 from ..graph.sources import placeholder
 from ..ops.common import functional as _F
 from . import primitives as P

@@ -24,8 +24,7 @@ from .._core import dtype as _dt
 from ..dispatch import OpExpr, dispatch
 from ..graph.symbolic import SymInt, unknown_dim
 from ..graph.tensor import GraphTensor
-from ..ops.common import functional as _F
-from ..ops.common import wants_grad
+from ..ops.common import functional as _F, wants_grad
 
 __all__ = [
     "DENSE_MATMUL",

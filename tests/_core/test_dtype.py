@@ -8,8 +8,7 @@ import pickle
 import ml_dtypes
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from ember._core import dtype as D
 

@@ -12,10 +12,8 @@ from dataclasses import dataclass
 import ml_dtypes
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
-from hypothesis import strategies as st
-from numpy.lib.stride_tricks import as_strided as np_as_strided
-from numpy.lib.stride_tricks import sliding_window_view
+from hypothesis import assume, given, settings, strategies as st
+from numpy.lib.stride_tricks import as_strided as np_as_strided, sliding_window_view
 
 import ember
 

@@ -11,8 +11,7 @@ from collections import OrderedDict
 import ml_dtypes
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 import ember
 import ember.nn as nn

@@ -12,12 +12,10 @@ import weakref
 import ml_dtypes
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 import ember
-from ember.interop import _dlpack_c as C
-from ember.interop import dlpack as D
+from ember.interop import _dlpack_c as C, dlpack as D
 from ember.utils import dlpack as U
 
 NUMERIC = [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,

@@ -7,8 +7,7 @@ import tracemalloc
 import numpy as np
 import pytest
 from google.protobuf import descriptor_pb2
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import ember

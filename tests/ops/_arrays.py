@@ -7,8 +7,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from hypothesis import settings
-from hypothesis import strategies as st
+from hypothesis import settings, strategies as st
 
 import ember
 from ember.dispatch import Interpreter

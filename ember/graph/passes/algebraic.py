@@ -37,10 +37,11 @@ __all__ = ["MAX_CONST_ELEMENTS", "run"]
 NAME = "algebraic"
 MAX_CONST_ELEMENTS = 1 << 16
 
-_SCALAR_IDENTITY = {"mul_scalar": 1, "div_scalar": 1, "add_scalar": 0, "sub_scalar": 0, "pow_scalar": 1}
-_PERMUTES = {"permute", "transpose", "t", "T", "mT"}
-_RESHAPES = {"view", "reshape_copy", "squeeze", "unsqueeze", "unflatten", "flatten"}
-_SAME_SHAPE_IDENTITY = {"detach", "expand", "broadcast_to", "contiguous", "clone"}
+
+
+def _role(node) -> str | None:
+    """How the pass may fold the node's primitive (its ``shape_role``, tagged beside the op)."""
+    return node.op_expr.shape_role if node.op_expr is not None else None
 
 
 def _const_all(v, target) -> bool:
@@ -96,9 +97,10 @@ def _identity_input(node):
         return node.inputs[0] if node.inputs else None
     if node.op_expr is None or is_random(node) or len(node.outputs) != 1:
         return None
-    if t in _SCALAR_IDENTITY:
+    identity = node.op_expr.right_identity  # x * 1, x + 0, x ** 1 (tagged beside the op)
+    if identity is not None:
         other = node.attrs.get("other")
-        if type(other) in (int, float) and other == _SCALAR_IDENTITY[t]:
+        if type(other) in (int, float) and other == identity:
             return node.inputs[0]
         return None
     if t in ("mul", "add", "sub", "div") and len(node.inputs) == 2:
@@ -114,7 +116,8 @@ def _identity_input(node):
         if inner.type == "neg" and _usable(inner) and inner.inputs:
             return inner.inputs[0]
         return None
-    if t in _PERMUTES:
+    role = _role(node)
+    if role == "permute":
         rank = node.outputs[0].static.rank
         if rank is None:
             return None
@@ -125,7 +128,7 @@ def _identity_input(node):
             if p == tuple(range(rank)):
                 return src
             inner = src.node
-            if inner.type not in _PERMUTES or not _usable(inner) or not inner.inputs:
+            if _role(inner) != "permute" or not _usable(inner) or not inner.inputs:
                 return None
             q = _perm(inner, rank)
             if q is None:
@@ -133,7 +136,7 @@ def _identity_input(node):
             p = tuple(q[i] for i in p)
             src = inner.inputs[0]
         return None
-    if t in _RESHAPES:
+    if role == "reshape":
         out = node.outputs[0]
         if t == "view" and _view_keeps_shape(node):
             return node.inputs[0]
@@ -142,10 +145,10 @@ def _identity_input(node):
             if same_shape(src.shape, out.shape) and src.static == out.static:
                 return src
             inner = src.node
-            if inner.type not in _RESHAPES or not _usable(inner) or not inner.inputs or inner.op_expr is None:
+            if _role(inner) != "reshape" or not _usable(inner) or not inner.inputs:
                 return None
             src = inner.inputs[0]
-    if t in _SAME_SHAPE_IDENTITY and node.inputs:
+    if role == "identity_if_same_shape" and node.inputs:
         return node.inputs[0]
     return None
 

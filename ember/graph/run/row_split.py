@@ -14,14 +14,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..._core.device import CPU
-from ...dispatch.interpreter import new_output, OutputSpec
+from ...dispatch.interpreter import OutputSpec, new_output
+from ...dispatch.opexpr import OP_REGISTRY
 
 __all__ = ["BLOCK_BYTES", "split_rows"]
 
 BLOCK_BYTES = 512 * 1024  # per row-block intermediate: L2-sized, and >= 16 rows keep matmuls efficient
 _MIN_ROWS = 16
-_ROW_OPS = {"linear", "matmul"}  # input 0 is the rows, the others whole
-_FEATURE_OPS = {"softmax", "log_softmax"}  # row-wise when the reduced dim is not the batch
 
 
 def _row_rules(plan, row: set, batch: int):
@@ -44,10 +43,11 @@ def _row_rules(plan, row: set, batch: int):
         rank = len(out_t._shape)
         if not out_t._shape or out_t._shape[0] != batch or len(outs) != 1:
             return None
-        if name in _ROW_OPS:
+        row_wise = getattr(OP_REGISTRY.get(name), "row_wise", None)  # tagged beside the op
+        if row_wise == "rows":  # input 0 is the rows, the others whole
             if touched != [0] or len(plan.templates[ins[0]]._shape) != 2:
                 return None
-        elif name in _FEATURE_OPS:
+        elif row_wise == "features":  # row-wise when the reduced dim is not the batch
             if info[0].get("dim") in (0, -rank):
                 return None
         elif info[3] and name != "Fused":  # elementwise: rows meet whole operands that broadcast along the batch

@@ -18,7 +18,7 @@ from ..._core import dtype as _dt
 from ..._core.device import CPU
 from ..._core.shape import contiguous_strides
 from ..._core.tensor import Tensor, make_tensor
-from ...dispatch.interpreter import EAGER, new_output, OutputSpec
+from ...dispatch.interpreter import EAGER, OutputSpec, new_output
 from ...interop.numpy import from_numpy
 from ..elementwise import is_elementwise
 from ..symbolic import SymInt, evaluate

@@ -39,6 +39,7 @@ def _real_attrs(*names) -> Callable:
 declare(
     "relu",
     "Tensor (Tensor input, *, Bool inplace=False) => ReluInplace",
+    namespaces="nn.functional",
     method=True, inplace="relu_",
     doc="""
     max(input, 0), elementwise.
@@ -47,7 +48,7 @@ declare(
     [0.0, 0.5]
     """,
 )
-unary("relu", "Relu", kinds=REAL_NO_BOOL)
+unary("relu", "Relu", kinds=REAL_NO_BOOL).tag(tf_name="Relu")
 
 # relu's input gradient in one kernel, for backward without create_graph: one dispatch in place
 # of a comparison and a product (``g * (y > 0)`` is what double backward differentiates)
@@ -69,7 +70,7 @@ def _relu_grad(ctx, g):
     return g * (y > 0)
 
 
-declare("silu", "Tensor (Tensor input, *, Bool inplace=False) => SiluInplace", inplace="silu_", doc="input * sigmoid(input).")
+declare("silu", "Tensor (Tensor input, *, Bool inplace=False) => SiluInplace", namespaces="nn.functional", inplace="silu_", doc="input * sigmoid(input).")
 unary("silu", "Silu", kinds=INEXACT)
 
 
@@ -88,6 +89,7 @@ def _check_gelu(attrs, dtype):
 declare(
     "gelu",
     "Tensor (Tensor input, *, String approximate='none') => Gelu",
+    namespaces="nn.functional",
     doc="""
     input * Phi(input) (``approximate='tanh'``: the tanh approximation).
 
@@ -115,6 +117,7 @@ def _gelu_grad(ctx, g):
 declare(
     "softplus",
     "Tensor (Tensor input, Scalar beta=1, Scalar threshold=20) => Softplus",
+    namespaces="nn.functional",
     doc="log(1 + exp(beta * input)) / beta; linear where beta * input > threshold.",
 )
 unary("softplus", "Softplus", kinds=FLOATING, attrs=("beta", "threshold"), check=_real_attrs("beta", "threshold"))
@@ -131,6 +134,7 @@ def _softplus_grad(ctx, g):
 declare(
     "elu",
     "Tensor (Tensor input, Scalar alpha=1.0, *, Bool inplace=False) => EluInplace",
+    namespaces="nn.functional",
     inplace="elu_",
     doc="input where positive, alpha * (exp(input) - 1) elsewhere.",
 )
@@ -146,6 +150,7 @@ def _elu_grad(ctx, g):
 declare(
     "leaky_relu",
     "Tensor (Tensor input, Scalar negative_slope=0.01, *, Bool inplace=False) => LeakyReluInplace",
+    namespaces="nn.functional",
     inplace="leaky_relu_",
     doc="input where positive, negative_slope * input elsewhere.",
 )
@@ -173,6 +178,7 @@ def _check_hardtanh_all(attrs, dtype):
 declare(
     "hardtanh",
     "Tensor (Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0, *, Bool inplace=False) => HardtanhInplace",
+    namespaces="nn.functional",
     inplace="hardtanh_",
     doc="input clamped to [min_val, max_val].",
 )

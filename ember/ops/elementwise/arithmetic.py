@@ -85,6 +85,7 @@ declare(
     """,
 )
 _add, _add_scalar = binary("add", "Add", functors=False)
+_add_scalar.tag(right_identity=0)  # x + 0 is x
 
 
 def _add_functor(input, other, alpha=1, out=None):
@@ -147,6 +148,7 @@ declare(
     """,
 )
 _sub, _sub_scalar = binary("sub", "Sub", check=_check_sub, functors=False)
+_sub_scalar.tag(right_identity=0)
 
 
 def _sub_functor(input, other, alpha=1, out=None):
@@ -195,6 +197,7 @@ declare(
     doc="input * other, broadcasting, with type promotion.",
 )
 _mul, _mul_scalar = binary("mul", "Mul")
+_mul_scalar.tag(right_identity=1)
 
 
 @_mul.grad_rule()
@@ -237,7 +240,7 @@ _neg = unary(
         "Negation, the `-` operator, on a bool tensor is not supported. "
         "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
     ),
-)
+).tag(tf_name="Neg")
 
 
 @_neg.grad_rule(saves="none")

@@ -44,6 +44,8 @@ def _check_rounded(op):
 
 
 _div_true = binary("div", "DivTrue", result=to_float, functors=False)
+_div_true[0].tag(tf_name="truediv")  # div_scalar nodes take the name too
+_div_true[1].tag(right_identity=1)
 
 
 @_div_true[0].grad_rule()

@@ -25,7 +25,7 @@ declare(
     method=True, inplace="exp_", out=True,
     doc="e to the power of input; integers give the default float dtype.",
 )
-unary("exp", "Exp", kinds=ALL, result=to_float)
+unary("exp", "Exp", kinds=ALL, result=to_float).tag(tf_name="Exp")
 
 
 @unary_grad("exp", saves="outputs")
@@ -60,7 +60,7 @@ def _expm1_grad(ctx, g):
 
 
 declare("log", "Tensor (Tensor input) => Log", method=True, inplace="log_", out=True, doc="Natural logarithm.")
-unary("log", "Log", kinds=ALL, result=to_float)
+unary("log", "Log", kinds=ALL, result=to_float).tag(tf_name="Log")
 
 
 @unary_grad("log")

@@ -39,7 +39,7 @@ declare(
     method=True, out=True, op=("maximum", "maximum_scalar"),
     doc="Elementwise maximum; NaN propagates.",
 )
-binary("maximum", "Maximum", kinds=REAL)
+binary("maximum", "Maximum", kinds=REAL)[0].tag(tf_name="Maximum")  # maximum_scalar nodes take the name too
 
 
 @binary_grad("maximum")
@@ -63,7 +63,7 @@ declare(
     method=True, out=True, op=("minimum", "minimum_scalar"),
     doc="Elementwise minimum; NaN propagates.",
 )
-binary("minimum", "Minimum", kinds=REAL)
+binary("minimum", "Minimum", kinds=REAL)[0].tag(tf_name="Minimum")
 
 
 @binary_grad("minimum")

@@ -32,7 +32,7 @@ declare(
     [2.0, 3.0]
     """,
 )
-unary("sqrt", "Sqrt", kinds=ALL, result=to_float)
+unary("sqrt", "Sqrt", kinds=ALL, result=to_float).tag(tf_name="Sqrt")
 
 
 @unary_grad("sqrt", saves="outputs")
@@ -42,7 +42,7 @@ def _sqrt_grad(ctx, g):
 
 
 declare("rsqrt", "Tensor (Tensor input) => Rsqrt", method=True, inplace="rsqrt_", out=True, doc="1 / sqrt(input).")
-unary("rsqrt", "Rsqrt", kinds=ALL, result=to_float)
+unary("rsqrt", "Rsqrt", kinds=ALL, result=to_float).tag(tf_name="Rsqrt")
 
 
 @unary_grad("rsqrt", saves="outputs")
@@ -57,7 +57,7 @@ declare(
     method=True, inplace="square_", out=True,
     doc="input * input (bool gives int64, as PyTorch's ``pow(bool, 2)``).",
 )
-unary("square", "Square", kinds=ALL, result=bool_to_long)
+unary("square", "Square", kinds=ALL, result=bool_to_long).tag(tf_name="Square")
 
 
 @unary_grad("square")
@@ -111,6 +111,7 @@ declare(
     """,
 )
 _pow = binary("pow", "Pow", kinds=ALL, check=_check_pow_tensor)
+_pow[1].tag(right_identity=1)  # x ** 1 is x
 
 
 def _pow_scalar_base(input, exponent, out=None):

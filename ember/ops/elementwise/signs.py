@@ -28,7 +28,7 @@ declare(
     [1.5, 2.0]
     """,
 )
-unary("abs", "Abs", kinds=NUMERIC, result=to_real)
+unary("abs", "Abs", kinds=NUMERIC, result=to_real).tag(tf_name="Abs")
 
 
 @unary_grad("abs")

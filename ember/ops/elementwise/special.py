@@ -78,10 +78,11 @@ def _erfinv_grad(ctx, g):
 declare(
     "sigmoid",
     "Tensor (Tensor input) => Sigmoid",
+    namespaces="nn.functional",
     method=True, inplace="sigmoid_", out=True,
     doc="1 / (1 + exp(-input)), computed without overflow.",
 )
-unary("sigmoid", "Sigmoid", kinds=ALL, result=to_float)
+unary("sigmoid", "Sigmoid", kinds=ALL, result=to_float).tag(tf_name="Sigmoid")
 
 
 @unary_grad("sigmoid", saves="outputs")

@@ -21,7 +21,7 @@ from .kinds import INEXACT, check_kinds
 
 declare = schema_family("elementwise")
 
-_where_op = OpExpr("where", ("condition", "input", "other"), ("out",))
+_where_op = OpExpr("where", ("condition", "input", "other"), ("out",)).tag(tf_name="Select")
 
 
 @_where_op.shape_rule

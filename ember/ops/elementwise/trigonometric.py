@@ -106,8 +106,8 @@ def _cosh_grad(ctx, g):
     return g * cj(_F().sinh(x))
 
 
-declare("tanh", "Tensor (Tensor input) => Tanh", method=True, inplace="tanh_", out=True, doc="Hyperbolic tangent.")
-unary("tanh", "Tanh", kinds=ALL, result=to_float)
+declare("tanh", "Tensor (Tensor input) => Tanh", namespaces="nn.functional", method=True, inplace="tanh_", out=True, doc="Hyperbolic tangent.")
+unary("tanh", "Tanh", kinds=ALL, result=to_float).tag(tf_name="Tanh")
 
 
 @unary_grad("tanh", saves="outputs")

@@ -82,7 +82,7 @@ def matmul_shape(sa: tuple, sb: tuple) -> tuple:
     return batch + ((ma[-2],) if na > 1 else ()) + (sb[-1],)
 
 
-MATMUL = OpExpr("matmul", ("input", "other"), ("out",))
+MATMUL = OpExpr("matmul", ("input", "other"), ("out",)).tag(tf_name="MatMul", row_wise="rows")
 
 
 @MATMUL.shape_rule

@@ -22,7 +22,7 @@ from ..functor import functor
 from ..schema import schema_family
 from ._common import _is_int, _needs, _not_implemented
 
-declare = schema_family("nn")
+declare = schema_family("nn", namespaces=("nn.functional",))
 
 
 declare(

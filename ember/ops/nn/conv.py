@@ -17,7 +17,7 @@ from ..functor import functor
 from ..schema import schema_family
 from ._common import _check_numeric, _needs
 
-declare = schema_family("nn")
+declare = schema_family("nn", namespaces=("nn.functional",))
 
 
 def _int_tuple(value, n: int, arg: str, op: str) -> tuple:

@@ -22,7 +22,7 @@ from ..functor import functor
 from ..schema import schema_family
 from ._common import _as_dtype, _check_floating, _is_int, _legacy_reduction, _loss_op, _needs, _reduce_grad
 
-declare = schema_family("nn")
+declare = schema_family("nn", namespaces=("nn.functional",))
 
 
 def _nll_like(op: OpExpr, name, input, target, weight, ignore_index, reduction, label_smoothing, log_softmax_first):

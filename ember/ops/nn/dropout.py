@@ -15,7 +15,7 @@ from ...dispatch import OpExpr, dispatch
 from ..functor import functor
 from ..schema import schema_family
 
-declare = schema_family("nn")
+declare = schema_family("nn", namespaces=("nn.functional",))
 
 
 def _dropout(name, input, p, training, inplace, generator, mask_shape):

@@ -16,7 +16,7 @@ from ..functor import functor
 from ..schema import schema_family
 from ._common import _is_int
 
-declare = schema_family("nn")
+declare = schema_family("nn", namespaces=("nn.functional",))
 
 
 declare(

@@ -21,7 +21,7 @@ from ..functor import functor
 from ..schema import schema_family
 from ._common import _check_numeric, _needs
 
-declare = schema_family("nn")
+declare = schema_family("nn", namespaces=("nn.functional",))
 
 
 declare(
@@ -62,7 +62,7 @@ def linear(input, weight, bias):
     return dispatch(_LINEAR, (input, weight, bias))[0]
 
 
-_LINEAR = OpExpr("linear", ("input", "weight", "bias"), ("out",))
+_LINEAR = OpExpr("linear", ("input", "weight", "bias"), ("out",)).tag(row_wise="rows")
 
 
 @_LINEAR.shape_rule

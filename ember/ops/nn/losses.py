@@ -30,7 +30,7 @@ from ._common import (
     _size,
 )
 
-declare = schema_family("nn")
+declare = schema_family("nn", namespaces=("nn.functional",))
 
 
 def _pointwise_infer(attrs, x, target, *weight):

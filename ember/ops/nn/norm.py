@@ -19,7 +19,7 @@ from ..functor import functor
 from ..schema import schema_family
 from ._common import _as_dtype, _check_floating, _needs, _size
 
-declare = schema_family("nn")
+declare = schema_family("nn", namespaces=("nn.functional",))
 
 
 _HALF = (_dt.float16, _dt.bfloat16)

@@ -25,7 +25,7 @@ from ..schema import schema_family
 from ._common import _apply_matrices, _check_floating, _const, _needs, _not_implemented, _np_dtype
 from .conv import _CONV
 
-declare = schema_family("nn")
+declare = schema_family("nn", namespaces=("nn.functional",))
 
 __all__ = ["adaptive_matrix"]
 

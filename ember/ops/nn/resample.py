@@ -23,7 +23,7 @@ from ..functor import functor
 from ..schema import schema_family
 from ._common import _apply_matrices, _check_floating, _const, _not_implemented, _np_dtype
 
-declare = schema_family("nn")
+declare = schema_family("nn", namespaces=("nn.functional",))
 
 __all__ = ["linear_matrix", "nearest_index"]
 

@@ -20,7 +20,7 @@ from ..functor import functor
 from ..schema import schema_family
 from ._common import _as_dtype, _check_floating
 
-declare = schema_family("nn")
+declare = schema_family("nn", namespaces=("nn.functional",))
 
 
 def _implicit_dim(ndim: int) -> int:
@@ -59,7 +59,7 @@ def softmax(input, dim, _stacklevel, dtype):
     return dispatch(_SOFTMAX, (input,), {"dim": dim, "dtype": dtype})[0]
 
 
-_SOFTMAX = _softmax_op("softmax")
+_SOFTMAX = _softmax_op("softmax").tag(tf_name="Softmax", row_wise="features")
 
 
 @_SOFTMAX.grad_rule(saves="outputs")
@@ -87,7 +87,7 @@ def log_softmax(input, dim, _stacklevel, dtype):
     return dispatch(_LOG_SOFTMAX, (input,), {"dim": dim, "dtype": dtype})[0]
 
 
-_LOG_SOFTMAX = _softmax_op("log_softmax")
+_LOG_SOFTMAX = _softmax_op("log_softmax").tag(tf_name="LogSoftmax", row_wise="features")
 
 
 @_LOG_SOFTMAX.grad_rule(saves="outputs")

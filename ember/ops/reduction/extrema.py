@@ -61,7 +61,7 @@ def _extremum_grad(ctx, g):
 
 # --- amax, amin ----------------------------------------------------------------------------
 
-AMAX = reduction_op("amax", ORDERED, _same)
+AMAX = reduction_op("amax", ORDERED, _same).tag(tf_name="Max")
 
 declare(
     "amax",
@@ -77,7 +77,7 @@ declare(
 functor("Amax")(_extremum(AMAX, "amax"))
 AMAX.grad_rule(saves="both")(_extremum_grad)
 
-AMIN = reduction_op("amin", ORDERED, _same)
+AMIN = reduction_op("amin", ORDERED, _same).tag(tf_name="Min")
 
 declare(
     "amin",

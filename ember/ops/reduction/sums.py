@@ -64,7 +64,7 @@ def exclusive_cumprod(x, dim: int, reverse: bool = False):
 
 # --- sum ---------------------------------------------------------------------------------
 
-SUM = reduction_op("sum", NUMERIC, _sum_result)
+SUM = reduction_op("sum", NUMERIC, _sum_result).tag(tf_name="Sum")
 
 declare(
     "sum",
@@ -89,7 +89,7 @@ def _sum_grad(ctx, g):
 
 # --- prod --------------------------------------------------------------------------------
 
-PROD = reduction_op("prod", NUMERIC, _sum_result)
+PROD = reduction_op("prod", NUMERIC, _sum_result).tag(tf_name="Prod")
 
 declare(
     "prod",
@@ -148,7 +148,7 @@ def _mean_result(dtype, requested):
     return dtype
 
 
-MEAN = reduction_op("mean", NUMERIC, _mean_result)
+MEAN = reduction_op("mean", NUMERIC, _mean_result).tag(tf_name="Mean")
 
 declare(
     "mean",

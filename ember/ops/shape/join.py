@@ -45,7 +45,7 @@ def cat(tensors, dim=0, out=None):
     return run(_CAT, tuple(tensors), {"dim": dim}, out)
 
 
-_CAT = OpExpr("cat", ("tensors",), ("out",))
+_CAT = OpExpr("cat", ("tensors",), ("out",)).tag(tf_name="concat")
 
 
 @_CAT.shape_rule

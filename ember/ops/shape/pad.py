@@ -24,6 +24,7 @@ __all__: list[str] = []
 declare(
     "pad",
     'Tensor (Tensor input, IntList pad, String mode="constant", Float? value=None) => Pad',
+    namespaces="nn.functional",
     doc="""
     Padding (left, right) pairs for the last dim first, then the one before... (PyTorch's order).
     mode: constant (value, default 0; negative pads crop), reflect, replicate or circular.

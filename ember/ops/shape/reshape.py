@@ -111,7 +111,7 @@ def _view_sizes(x, size):
     return x._view(shape, stride, x._offset)
 
 
-_VIEW = view_op("view", _view_sizes, ("size",))
+_VIEW = view_op("view", _view_sizes, ("size",)).tag(tf_name="Reshape", shape_role="reshape")
 _VIEW_DTYPE = view_op("view_dtype", _views._view_dtype, ("dtype",))
 _VIEW.grad_rule(saves="none")(_reshape_grad)
 
@@ -157,7 +157,7 @@ def reshape(input, shape):
     return _mode.interpreter.apply(_VIEW, (input,), {"size": shape})[0]
 
 
-_RESHAPE_COPY = OpExpr("reshape_copy", ("input",), ("out",))
+_RESHAPE_COPY = OpExpr("reshape_copy", ("input",), ("out",)).tag(shape_role="reshape")
 
 
 @_RESHAPE_COPY.shape_rule
@@ -227,7 +227,7 @@ declare(
     ember.Size([2, 3, 2])
     """,
 )
-simple_view("Unflatten", "unflatten", _views.unflatten, ("dim", "sizes")).grad_rule(saves="none")(_reshape_grad)
+simple_view("Unflatten", "unflatten", _views.unflatten, ("dim", "sizes")).tag(shape_role="reshape").grad_rule(saves="none")(_reshape_grad)
 
 
 declare(
@@ -241,7 +241,7 @@ declare(
     ember.Size([2])
     """,
 )
-simple_view("Squeeze", "squeeze", _views.squeeze, ("dim",)).grad_rule(saves="none")(_reshape_grad)
+simple_view("Squeeze", "squeeze", _views.squeeze, ("dim",)).tag(shape_role="reshape").grad_rule(saves="none")(_reshape_grad)
 
 
 declare(
@@ -255,7 +255,7 @@ declare(
     ember.Size([2, 3, 1])
     """,
 )
-UNSQUEEZE = simple_view("Unsqueeze", "unsqueeze", _views.unsqueeze, ("dim",))
+UNSQUEEZE = simple_view("Unsqueeze", "unsqueeze", _views.unsqueeze, ("dim",)).tag(shape_role="reshape")
 
 
 UNSQUEEZE.grad_rule(saves="none")(_reshape_grad)
@@ -298,7 +298,7 @@ declare(
     ember.Size([2, 3, 4])
     """,
 )
-simple_view("Expand", "expand", _views.expand, ("size",)).grad_rule(saves="none")(_sum_to_grad)
+simple_view("Expand", "expand", _views.expand, ("size",)).tag(shape_role="identity_if_same_shape").grad_rule(saves="none")(_sum_to_grad)
 
 
 declare(
@@ -323,4 +323,4 @@ declare(
     [[1, 2], [1, 2]]
     """,
 )
-simple_view("BroadcastTo", "broadcast_to", _views.broadcast_to, ("size",)).grad_rule(saves="none")(_sum_to_grad)
+simple_view("BroadcastTo", "broadcast_to", _views.broadcast_to, ("size",)).tag(shape_role="identity_if_same_shape").grad_rule(saves="none")(_sum_to_grad)

@@ -32,7 +32,7 @@ declare(
     ember.Size([4, 3, 2])
     """,
 )
-_TRANSPOSE = simple_view("Transpose", "transpose", _views.transpose, ("dim0", "dim1"))
+_TRANSPOSE = simple_view("Transpose", "transpose", _views.transpose, ("dim0", "dim1")).tag(tf_name="transpose", shape_role="permute")
 
 
 @_TRANSPOSE.grad_rule(saves="none")
@@ -51,7 +51,7 @@ declare(
     ember.Size([4, 2, 3])
     """,
 )
-_PERMUTE = simple_view("Permute", "permute", _views.permute, ("dims",))
+_PERMUTE = simple_view("Permute", "permute", _views.permute, ("dims",)).tag(tf_name="transpose", shape_role="permute")
 
 
 @_PERMUTE.grad_rule(saves="none")
@@ -89,7 +89,7 @@ declare(
     method=True,
     doc="The transpose of a matrix (0-d and 1-d tensors are returned as views of themselves).",
 )
-_T2D = simple_view("T2D", "t", _views.t)
+_T2D = simple_view("T2D", "t", _views.t).tag(shape_role="permute")
 
 
 @_T2D.grad_rule(saves="none")
@@ -103,7 +103,7 @@ declare(
     method="property",
     doc="All dimensions reversed (Tensor.T); for more than 2 dims prefer permute or mT.",
 )
-_T = simple_view("T", "T", _views.T)
+_T = simple_view("T", "T", _views.T).tag(shape_role="permute")
 
 
 @_T.grad_rule(saves="none")
@@ -128,7 +128,7 @@ declare(
     ember.Size([5, 3, 2])
     """,
 )
-_MT = simple_view("MatrixTranspose", "mT", _views.mT)
+_MT = simple_view("MatrixTranspose", "mT", _views.mT).tag(shape_role="permute")
 
 
 @_MT.grad_rule(saves="none")

@@ -13,8 +13,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 import ember
 from tests._oracle import TOLERANCE, TORCH_DTYPES, assert_close, from_torch, needs_torch, np_dtype, to_torch, torch

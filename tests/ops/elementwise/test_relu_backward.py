@@ -10,7 +10,6 @@ import pytest
 
 import ember
 from ember.ops import functional as F
-
 from tests.ops.nn._helpers import count_kernel_calls
 
 

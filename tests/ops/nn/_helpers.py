@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import settings
-from hypothesis import strategies as st
+from hypothesis import settings, strategies as st
 
 import ember
 from tests._oracle import assert_close, to_torch, torch
