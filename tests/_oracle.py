@@ -32,6 +32,13 @@ except ImportError:  # the suite runs without the optional peers
 
 needs_torch = pytest.mark.skipif(torch is None, reason="torch is not installed")
 
+
+def require_torch():
+    """torch for a test that needs it, or a skip that says it is not installed."""
+    if torch is None:
+        pytest.skip("torch is not installed", allow_module_level=True)  # at a module's top as well
+    return torch
+
 # dtypes that both ember and torch compute with (torch lacks most kernels for uint16/32/64)
 TORCH_DTYPES = (
     "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64", "complex64", "complex128",

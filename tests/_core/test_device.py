@@ -3,6 +3,7 @@ import pickle
 import pytest
 
 import ember
+from tests._oracle import require_torch
 
 
 def test_parse_and_print_like_pytorch():
@@ -24,7 +25,7 @@ def test_equality_hashing_and_strings():
 
 
 def test_matches_torch_repr():
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     for spec in ["cpu", "meta", "cuda", "cuda:1"]:
         assert repr(ember.device(spec)) == repr(torch.device(spec))
         assert str(ember.device(spec)) == str(torch.device(spec))

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from ember._core import dtype as D
+from tests._oracle import require_torch
 
 NUMERIC = [d for d in D.ALL_DTYPES if d is not D.string]
 
@@ -437,7 +438,7 @@ for _u in _WIDE_UINTS:
 
 
 def test_promote_types_against_torch():
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     for a, b in itertools.product(NUMERIC, repeat=2):
         try:
             expected = str(torch.promote_types(_torch_dtype(torch, a), _torch_dtype(torch, b)))
@@ -473,7 +474,7 @@ SCALARS = [True, 7, 2.5, 1j]
 
 @pytest.mark.parametrize("default", [D.float32, D.float64], ids=str)
 def test_result_type_with_scalars_against_torch(default):
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     torch_default = torch.get_default_dtype()
     torch.set_default_dtype(_torch_dtype(torch, default))
     try:
@@ -510,7 +511,7 @@ def test_result_type_with_scalars_against_torch(default):
 def test_zero_dim_tensors_are_strong_unlike_torch():
     # torch lets a 0-d tensor count less than a dimensioned one of the same category;
     # ember follows the array API and promotes by dtype alone.
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     one_d = torch.zeros(2, dtype=torch.int8)
     zero_d = torch.tensor(1, dtype=torch.int32)
     assert torch.result_type(one_d, zero_d) == torch.int8
@@ -553,7 +554,7 @@ def test_can_cast_arrays_and_differs_from_torch():
     assert D.can_cast(np.zeros(2, np.int8), D.int16)
     assert D.can_cast(FakeTensor(D.float32), "float64")
     assert not D.can_cast(D.float64, D.float32)
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     assert torch.can_cast(torch.float64, torch.float32)
 
 

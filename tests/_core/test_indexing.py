@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 import ember
+from tests._oracle import require_torch
 
 from ._strided import (
     DTYPES,
@@ -198,7 +199,7 @@ def test_basic_getitem_is_a_view_matching_numpy(arrays, data):
 
 @given(arrays=strided_arrays(), data=st.data())
 def test_basic_getitem_layout_matches_torch(arrays, data):
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     x = positive(arrays[1])
     key, _ = data.draw(basic_keys(x.shape, positive_steps=True))
     torch_key = tuple(int(k) if isinstance(k, (np.integer, ember.Tensor)) else k for k in (key if isinstance(key, tuple) else (key,)))
@@ -278,7 +279,7 @@ def test_setitem_into_an_expanded_view_is_refused():
 def test_setitem_into_an_expanded_view_is_refused_like_torch():
     """PyTorch refuses basic writes that hit one location twice, and has deprecated the advanced
     ones (index_put_ on an expanded tensor warns); here both are refused."""
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     for key in ((slice(None), 0), (0,), (Ellipsis,), ([0, 1],), (slice(None), [0])):
         theirs = torch.zeros(1, 3).expand(4, 3)
         ours = ember.zeros(1, 3).expand(4, 3)
@@ -407,7 +408,7 @@ def test_advanced_indexing_forms():
 
 
 def test_advanced_indexing_matches_torch_on_common_forms():
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     x = np.arange(60, dtype=np.int64).reshape(3, 4, 5)
     for key in [
         ([0, 2],),

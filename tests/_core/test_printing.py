@@ -15,6 +15,7 @@ from ember._core.printing import (
     printoptions,
     set_printoptions,
 )
+from tests._oracle import require_torch
 
 try:
     import ml_dtypes
@@ -41,7 +42,7 @@ def _restore_options():
 
 @pytest.fixture(scope="module")
 def torch():
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     yield torch
     torch.set_printoptions(profile="default")
 

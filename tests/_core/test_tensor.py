@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import ember
+from tests._oracle import require_torch
 
 
 def test_the_seed_check():
@@ -222,7 +223,7 @@ def test_repr_shows_dtype_device_and_summarises():
 
 
 def test_repr_matches_torch_for_views():
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     a = np.arange(24, dtype=np.float32).reshape(2, 3, 4) / 7
     for make in (lambda x: x, lambda x: x.transpose(0, 2), lambda x: x[:, 1:, ::2]):
         assert repr(make(ember.from_numpy(a))) == repr(make(torch.from_numpy(a))).replace("torch.", "ember.")

@@ -16,6 +16,7 @@ from hypothesis import assume, given, settings, strategies as st
 from numpy.lib.stride_tricks import as_strided as np_as_strided, sliding_window_view
 
 import ember
+from tests._oracle import require_torch
 
 from ._strided import (
     DTYPES,
@@ -292,7 +293,7 @@ def test_view_op_matches_numpy(op, data):
 @OP_SETTINGS
 @given(data=st.data())
 def test_view_op_layout_matches_torch(op, data):
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     x = positive(data.draw(strided_arrays(*op.dims))[1])
     args = op.args(data, x.shape)
     with warnings.catch_warnings():
@@ -367,7 +368,7 @@ def _numpy_view_or_none(x: np.ndarray, shape):
 
 @given(arrays=strided_arrays(min_dims=1), data=st.data())
 def test_view_succeeds_exactly_when_torch_does(arrays, data):
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     x = positive(arrays[1])
     shape = data.draw(_new_shapes(x.shape))
     t = ember.from_numpy(x)
@@ -443,7 +444,7 @@ def test_flatten_and_unflatten_match_numpy(arrays, data):
 
 @given(arrays=strided_arrays(), data=st.data())
 def test_flatten_unflatten_layout_matches_torch(arrays, data):
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     x = positive(arrays[1])
     assume(x.ndim)
     d = data.draw(ints(-x.ndim, x.ndim - 1))
@@ -488,7 +489,7 @@ def test_view_of_size_zero_and_zero_dim():
     [((), (1, 1)), ((), (-1,)), ((), ()), ((1, 1), ()), ((0, 3), (3, 0)), ((0, 3), (-1, 3)), ((2, 0, 3), (0, 6)), ((2, 0, 3), (3, 0, 2)), ((3, 0), (0,))],
 )
 def test_view_of_empty_and_zero_dim_matches_torch(shape, new):
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     reverse = tuple(range(len(shape) - 1, -1, -1))
     for make in (lambda m: m.zeros(shape), lambda m: m.zeros(shape[::-1]).permute(*reverse) if shape else m.zeros(())):
         assert_torch_layout(make(ember).view(new), make(torch).view(new))
@@ -529,7 +530,7 @@ def test_view_dtype_matches_numpy(arrays, dtype):
 
 @given(arrays=strided_arrays(), dtype=one_of(DTYPES))
 def test_view_dtype_succeeds_exactly_when_torch_does(arrays, dtype):
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     x = positive(arrays[1])
     target = ember.from_numpy(np.zeros(0, dtype)).dtype
     torch_target = getattr(torch, target.name)
@@ -565,7 +566,7 @@ VIEW_DTYPE_CASES = [
 
 @pytest.mark.parametrize(("shape", "dtype", "key", "target"), VIEW_DTYPE_CASES)
 def test_view_dtype_matches_torch_on_offsets_and_strides(shape, dtype, key, target):
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     ours = ember.zeros(shape, dtype=getattr(ember, dtype))[key]
     theirs = torch.zeros(shape, dtype=getattr(torch, dtype))[key]
     try:
@@ -663,7 +664,7 @@ def test_as_strided_over_a_dtype_view_counts_the_new_itemsize():
 
 
 def test_as_strided_matches_torch():
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     x = np.arange(20, dtype=np.float32)
     for size, stride, offset in [((2, 3), (3, 1), 2), ((3, 3), (1, 1), 0), ((4,), (0,), 7), ((2, 2), (10, 1), 8)]:
         a = ember.from_numpy(x).as_strided(size, stride, offset)
@@ -853,7 +854,7 @@ def test_slicing_op_errors():
 
 
 def test_empty_views_keep_pytorchs_offsets_and_read_as_empty():
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     for call in (
         lambda t: t[1],
         lambda t: t[:, 1:],
@@ -891,7 +892,7 @@ def test_split_of_an_empty_dimension_gives_one_empty_piece():
 
 
 def test_tensor_split_and_chunk_match_torch_on_edge_cases():
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     for n in (0, 1, 5, 7):
         for call in (
             lambda t: t.chunk(3),

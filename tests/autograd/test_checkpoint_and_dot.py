@@ -8,6 +8,7 @@ import ember.nn as nn
 from ember.autograd import grad
 from ember.autograd.dot import save_dot, to_dot
 from ember.utils.checkpoint import checkpoint, checkpoint_sequential
+from tests._oracle import require_torch
 
 
 def _grads(tensors):
@@ -185,7 +186,7 @@ def _log_hooks(module, name, log, scale=None):
 
 
 def test_full_backward_hooks_match_torch_order_and_values():
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     torch.manual_seed(0)
     tnet = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2)).double()
     enet = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2)).double()
@@ -216,7 +217,7 @@ def test_full_backward_hooks_match_torch_order_and_values():
 
 
 def test_full_backward_hooks_match_torch_with_several_inputs_and_outputs():
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     av, bv = [1.0, 2.0], [3.0, -1.0]
     logs = {}
     for kind in ("torch", "ember"):

@@ -7,11 +7,7 @@ import pytest
 
 import ember
 from ember.autograd import grad
-
-try:
-    import torch
-except ImportError:  # pragma: no cover - torch is optional
-    torch = None
+from tests._oracle import torch
 
 
 def leaf(values, dtype=ember.float64):

@@ -6,6 +6,7 @@ import pytest
 
 import ember
 from ember.autograd import engine
+from tests._oracle import require_torch
 
 
 def leaf(values):
@@ -182,7 +183,7 @@ def test_post_accumulate_hook_refuses_what_pytorch_refuses():
 
 
 def test_same_events_as_torch():
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
 
     def record(lib, queue):
         events = []

@@ -6,6 +6,7 @@ import pytest
 import ember
 from ember.autograd import grad, gradcheck, gradgradcheck
 from ember.autograd.function import Function, once_differentiable
+from tests._oracle import require_torch
 
 
 def leaf(values, dtype=ember.float64):
@@ -320,7 +321,7 @@ def test_once_differentiable():
 
 
 def test_matches_torch_custom_function():
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
 
     class TExp(torch.autograd.Function):
         @staticmethod

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 import ember
+from tests._oracle import require_torch
 
-torch = pytest.importorskip("torch")
+torch = require_torch()
 
 F64 = ember.float64
 

@@ -16,6 +16,7 @@ from hypothesis import given, settings, strategies as st
 import ember
 import ember.nn as nn
 from ember.interop import _safetensors_file
+from tests._oracle import require_torch
 
 DTYPES = [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
           np.float16, ml_dtypes.bfloat16, np.float32, np.float64, np.complex64, np.complex128]
@@ -223,7 +224,7 @@ def test_safetensors_reads_a_plain_state_dict(tmp_path):
 
 
 def test_safetensors_torch_reads_bfloat16(tmp_path):
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     st_torch = pytest.importorskip("safetensors.torch")
     t = ember.tensor([1.5, -2.0], dtype=ember.bfloat16)
     ember.save({"b": t}, tmp_path / "b.safetensors")
@@ -380,7 +381,7 @@ def test_pickles_and_zip_archives_are_refused_unread(tmp_path):
     with pytest.raises(ValueError, match="never unpickles"):
         ember.load(tmp_path / "evil.pt")
     assert not (tmp_path / "pwned").exists()
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     torch.save({"a": torch.ones(2)}, tmp_path / "t.pt")
     with pytest.raises(ValueError, match="zip archive"):
         ember.load(tmp_path / "t.pt")

@@ -17,6 +17,7 @@ from hypothesis import given, strategies as st
 import ember
 from ember.interop import _dlpack_c as C, dlpack as D
 from ember.utils import dlpack as U
+from tests._oracle import require_torch
 
 NUMERIC = [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
            np.float16, ml_dtypes.bfloat16, np.float32, np.float64, np.complex64, np.complex128]
@@ -418,7 +419,7 @@ def test_non_dlpack_capsule():
 
 @pytest.mark.parametrize("dtype", NUMERIC, ids=lambda d: np.dtype(d).name)
 def test_torch_round_trip_every_dtype(dtype):
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     t = ember.from_numpy(sample(dtype))
     tt = torch.from_dlpack(t)
     assert tt.data_ptr() == t.data_ptr() and str(tt.dtype) == f"torch.{t.dtype.name}"
@@ -432,7 +433,7 @@ def test_torch_round_trip_every_dtype(dtype):
 
 
 def test_torch_layouts_writes_and_lifetimes():
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     t = ember.arange(24, dtype=ember.float32).view(4, 6)
     for view in (t.t(), t[1:, ::2], t[2], ember.tensor(3.0), ember.zeros(0, 3)):
         tt = torch.from_dlpack(view)
@@ -453,7 +454,7 @@ def test_torch_layouts_writes_and_lifetimes():
 
 
 def test_torch_errors():
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     capsule = U.to_dlpack(ember.ones(2))
     torch.utils.dlpack.from_dlpack(capsule)
     with pytest.raises(RuntimeError, match="consumed only once"):
@@ -508,7 +509,7 @@ def test_seed_capsule_examples():
 
 
 def test_seed_to_pytorch_func_pattern():
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
 
     def fmm(x, y, z):  # an ember function writing into its output argument, like TVM's fmm
         ember.matmul(x, y, out=z)
@@ -539,7 +540,7 @@ def test_convert_func_with_numpy_arrays():
 
 
 def test_to_ember_func_numpy_and_torch():
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     x = ember.arange(6.0).view(2, 3)
     out = ember.zeros(2, 3)
     U.to_ember_func(np.multiply)(x, x, out=out)  # NumPy writes into the ember tensor's memory

@@ -8,6 +8,7 @@ from hypothesis import given, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import ember
+from tests._oracle import require_torch
 
 DTYPES = [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
           np.float16, ml_dtypes.bfloat16, np.float32, np.float64, np.complex64, np.complex128]
@@ -90,7 +91,7 @@ def test_from_numpy_bad_input(array, error, fragment):
 
 
 def test_round_trip_matches_torch_semantics():
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     a = np.arange(12, dtype=np.float32).reshape(3, 4)[:, 1::2]
     t, p = ember.from_numpy(a), torch.from_numpy(a)
     assert t.stride() == p.stride() and t.storage_offset() == p.storage_offset() and tuple(t.shape) == tuple(p.shape)

@@ -6,8 +6,9 @@ import pytest
 
 import ember
 import ember.nn as nn
+from tests._oracle import require_torch
 
-torch = pytest.importorskip("torch")
+torch = require_torch()
 
 # torch's own warnings (oneDNN without LSTM projections, nested tensors) are not ours
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")

@@ -5,12 +5,13 @@ import pytest
 
 import ember
 import ember.nn as nn
+from tests._oracle import require_torch
 
 # torch's own warnings (implicit softmax dim, oneDNN without LSTM projections) are not ours
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 def _torch():
-    return pytest.importorskip("torch")
+    return require_torch()
 
 
 def _load_from_torch(module, tmodule):

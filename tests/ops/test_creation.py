@@ -9,13 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import ember
-
-try:
-    import torch
-except ImportError:  # pragma: no cover - torch is optional
-    torch = None
-
-needs_torch = pytest.mark.skipif(torch is None, reason="needs torch")
+from tests._oracle import needs_torch, torch
 
 ALL = [ember.bool, ember.uint8, ember.int8, ember.int16, ember.int32, ember.int64, ember.uint16, ember.uint32, ember.uint64,
        ember.float16, ember.bfloat16, ember.float32, ember.float64, ember.complex64, ember.complex128]  # fmt: skip

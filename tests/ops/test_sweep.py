@@ -16,6 +16,7 @@ import ember
 from ember.dispatch import OP_REGISTRY
 from ember.ops import functional
 from ember.ops.schema import load_schema
+from tests._oracle import torch
 
 ENTRIES = load_schema()
 PRIMITIVES = {name for e in ENTRIES for name in e.primitives}
@@ -50,10 +51,6 @@ def test_every_registered_primitive_is_declared_in_the_schema():
 # ---------------------------------------------------------------------------------------
 # the differential sweep against PyTorch
 
-try:
-    import torch
-except ImportError:  # pragma: no cover - torch is optional
-    torch = None
 
 FLOATS = ("float32", "float64")
 INTS = ("int32", "int64")
@@ -177,7 +174,29 @@ def test_op_matches_torch(entry, data):
             return
         raise
     # float32 decompositions of ill-conditioned draws differ by their condition number's worth
-    _compare(entry.name, result, expected, loose=entry.namespace == "linalg")
+    loose = entry.namespace == "linalg"
+    try:
+        _compare(entry.name, result, expected, loose=loose)
+    except AssertionError:
+        # float16 has a narrow range: where torch's own half-precision loop overflows (a product
+        # 2**13 * 9 * 0 is nan in torch, 0 in ember, which accumulates in float32) the answer
+        # torch gives with float32 inputs, rounded to float16, is the one to match
+        wide = [t.float() if isinstance(t, torch.Tensor) and t.dtype == torch.float16 else t for t in args_t]
+        if all(w is t for w, t in zip(wide, args_t, strict=True)) or not _has_nonfinite(expected):
+            raise
+        _compare(entry.name, result, _to_half(_torch_fn(entry)(*wide)), loose=loose)
+
+
+def _has_nonfinite(expected) -> bool:
+    if isinstance(expected, (tuple, list)):
+        return any(_has_nonfinite(e) for e in expected)
+    return isinstance(expected, torch.Tensor) and expected.dtype.is_floating_point and not bool(torch.isfinite(expected).all())
+
+
+def _to_half(expected):
+    if isinstance(expected, (tuple, list)):
+        return type(expected)(_to_half(e) for e in expected)
+    return expected.half() if isinstance(expected, torch.Tensor) and expected.dtype == torch.float32 else expected
 
 
 def _compare(name, result, expected, loose=False):

@@ -7,6 +7,7 @@ import pytest
 import ember
 import ember.optim
 from ember.optim import lr_scheduler
+from tests._oracle import require_torch
 
 STEPS = 30
 
@@ -51,7 +52,7 @@ def _sequence(lib, sched_mod, opt_name, name, kwargs):
 @pytest.mark.parametrize("opt_name", ["SGD", "Adam"])
 @pytest.mark.parametrize(("name", "kwargs"), CASES, ids=[f"{n}-{i}" for i, (n, _) in enumerate(CASES)])
 def test_lr_sequence_matches_torch(name, kwargs, opt_name):
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     ours_lr, ours_mom = _sequence(ember, lr_scheduler, opt_name, name, kwargs)
     theirs_lr, theirs_mom = _sequence(torch, torch.optim.lr_scheduler, opt_name, name, kwargs)
     assert _flat(ours_lr) == pytest.approx(_flat(theirs_lr), rel=1e-12, abs=1e-15)
@@ -76,7 +77,7 @@ PLATEAU_CASES = [
 
 @pytest.mark.parametrize("kwargs", PLATEAU_CASES)
 def test_reduce_on_plateau_matches_torch(kwargs):
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     metrics = [1.0 / (1 + i) if i < 8 else 0.12 + 0.01 * math.sin(i) for i in range(STEPS)]
 
     def run(lib, mod):

@@ -2,6 +2,8 @@
 
 import pytest
 
+from tests._oracle import require_torch
+
 from ._torch_compare import assert_matches
 
 CASES = [
@@ -31,5 +33,5 @@ CASES = [
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize(("name", "kwargs"), CASES, ids=[f"{n}-{i}" for i, (n, _) in enumerate(CASES)])
 def test_matches_torch(name, kwargs, dtype):
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     assert_matches(torch, name, kwargs, dtype=dtype)

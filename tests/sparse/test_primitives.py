@@ -14,6 +14,7 @@ import ember
 import ember.sparse as S
 from ember.autograd import gradcheck, gradgradcheck
 from ember.sparse import SparseTensor
+from tests._oracle import require_torch
 
 from ._coo import RNG, _dense, _random_sparse, _values
 
@@ -80,7 +81,7 @@ class TestToDense:
         np.testing.assert_allclose(S.to_dense(sp, default_value=-2.0, validate_indices=False).numpy(), _dense(idx, values, (3, 4), -2.0))
 
     def test_against_torch(self):
-        torch = pytest.importorskip("torch")
+        torch = require_torch()
         idx, values = _random_sparse((5, 6, 2), 15, canonical=False)
         sp = SparseTensor(idx, ember.tensor(values), [5, 6, 2])
         ref = torch.sparse_coo_tensor(torch.from_numpy(idx.T.copy()), torch.from_numpy(values), (5, 6, 2), check_invariants=False).to_dense().numpy()
@@ -163,7 +164,7 @@ class TestMatmul:
         assert out.dtype is ember.float64 and out.tolist() == [[2.0]]
 
     def test_against_torch(self):
-        torch = pytest.importorskip("torch")
+        torch = require_torch()
         idx, values = _random_sparse((6, 5), 14, canonical=False)
         b = RNG.standard_normal((5, 3))
         ref = torch.sparse.mm(torch.sparse_coo_tensor(torch.from_numpy(idx.T.copy()), torch.from_numpy(values), (6, 5), check_invariants=False), torch.from_numpy(b))
@@ -201,7 +202,7 @@ class TestMatmul:
 
     @pytest.mark.parametrize(("adjoint_a", "adjoint_b"), [(False, False), (True, True)])
     def test_complex_gradients_against_torch(self, adjoint_a, adjoint_b):
-        torch = pytest.importorskip("torch")
+        torch = require_torch()
         idx, values = _random_sparse((3, 4), 6, dtype=np.complex128)
         k = 3 if adjoint_a else 4
         b = _values(k * 2, np.complex128).reshape((2, k) if adjoint_b else (k, 2))
@@ -299,7 +300,7 @@ class TestReduce:
         assert S.reduce_max(empty).item() == 0.0
 
     def test_against_torch(self):
-        torch = pytest.importorskip("torch")
+        torch = require_torch()
         idx, values = _random_sparse((4, 5, 3), 20, canonical=False)
         t = torch.sparse_coo_tensor(torch.from_numpy(idx.T.copy()), torch.from_numpy(values), (4, 5, 3), check_invariants=False)
         sp = SparseTensor(idx, ember.tensor(values), [4, 5, 3])
@@ -346,7 +347,7 @@ class TestReduce:
         assert out.tolist() == [2.0, -3.0, 0.0]
         out.backward(ember.tensor([1.0, 10.0, 100.0]))
         assert v.grad.tolist() == [0.5, 0.5, 0.0, 10.0]
-        torch = pytest.importorskip("torch")
+        torch = require_torch()
         t = torch.tensor([2.0, 2.0, 1.0], requires_grad=True)
         torch.amax(t, 0).backward()
         assert t.grad.tolist() == v.grad.tolist()[:3]

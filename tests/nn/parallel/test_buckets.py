@@ -5,6 +5,7 @@ import random
 import pytest
 
 from ember.nn.parallel._buckets import MIB, bucket_limits, plan_buckets
+from tests._oracle import require_torch
 
 
 def test_the_tensor_that_crosses_the_limit_closes_its_bucket():
@@ -43,7 +44,7 @@ def test_the_mlp_plan():
 
 
 def test_same_plan_as_torch():
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     dist = pytest.importorskip("torch.distributed")
     rng = random.Random(0)
     for _ in range(200):

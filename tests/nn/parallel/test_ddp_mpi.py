@@ -18,6 +18,7 @@ import ember.distributed as dist
 import ember.nn as nn
 from ember.nn.parallel import DistributedDataParallel as DDP
 from ember.utils.data import DistributedSampler
+from tests._oracle import require_torch
 
 from ._models import TinyModel, TwoBranch, batches, loss_fn, max_difference, shard
 
@@ -214,7 +215,7 @@ def test_distributed_sampler_partitions_from_the_default_group():
 
 
 def test_same_parameters_as_torch_in_one_process():
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     rank, world = dist.get_rank(), dist.get_world_size()
     model = TinyModel()
     ddp = DDP(model, bucket_cap_mb=SMALL_BUCKETS_MB)

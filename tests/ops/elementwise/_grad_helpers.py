@@ -8,6 +8,7 @@ import pytest
 
 import ember
 from ember.autograd import grad, gradcheck
+from tests._oracle import require_torch
 
 F64 = ember.float64
 SHAPE = (2, 3)
@@ -102,7 +103,7 @@ def scalar_gradcheck(cases: dict):
 
 
 def _torch_grads(tfn, arrays, gout):
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     ts = [torch.tensor(a, requires_grad=True) for a in arrays]
     out = tfn(*ts)
     gs = torch.autograd.grad(out, ts, torch.tensor(gout), allow_unused=True)
@@ -119,7 +120,7 @@ def _ember_grads(efn, arrays, gout):
 def compare_grads(efn, tfn, arrays, out_dtype=None, seed=11):
     """ember's and torch's gradients of ``efn``/``tfn`` at ``arrays`` for one random output
     gradient (complex with ``out_dtype='complex'``) agree to float64 precision."""
-    pytest.importorskip("torch")
+    require_torch()
     rng = np.random.default_rng(seed)
     shape = np.broadcast_shapes(*(a.shape for a in arrays))
     complex_out = out_dtype == "complex"
@@ -135,7 +136,7 @@ def complex_unary_against_torch(names):
 
     @pytest.mark.parametrize("name", sorted(names))
     def test_complex_unary_against_torch(name):
-        torch = pytest.importorskip("torch")
+        torch = require_torch()
         rng = np.random.default_rng(15)
         z = rng.uniform(-0.8, 0.8, 5) + 1j * rng.uniform(-0.8, 0.8, 5)
         compare_grads(getattr(ember, name), getattr(torch, name), [z], "complex")

@@ -11,7 +11,7 @@ import pytest
 
 import ember
 from ember.autograd import gradgradcheck
-from tests._oracle import needs_torch, torch
+from tests._oracle import needs_torch, require_torch, torch
 from tests.ops.elementwise._grad_helpers import away_from, compare_grads, leaf, nn_available, rand, unary_gradcheck
 from tests.ops.elementwise._helpers import check_unary_inplace_method, opmath, unary_matches_torch
 
@@ -118,7 +118,7 @@ REAL_TORCH = {
 
 @pytest.mark.parametrize("name", sorted(REAL_TORCH))
 def test_unary_against_torch(name):
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     tfns = {
         "gelu": lambda x: torch.nn.functional.gelu(x),
         "gelu_tanh": lambda x: torch.nn.functional.gelu(x, approximate="tanh"),

@@ -8,7 +8,7 @@ import pytest
 
 import ember
 from ember.autograd import gradgradcheck
-from tests._oracle import TORCH_DTYPES, needs_torch, torch
+from tests._oracle import TORCH_DTYPES, needs_torch, require_torch, torch
 from tests.ops.elementwise._grad_helpers import (
     binary_broadcast_gradcheck,
     binary_gradcheck,
@@ -177,7 +177,7 @@ test_scalar_gradcheck = scalar_gradcheck(
 
 
 def test_complex_binary_against_torch():
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     rng = np.random.default_rng(16)
     a = rng.standard_normal(4) + 1j * rng.standard_normal(4)
     b = rng.standard_normal(4) + 1j * rng.standard_normal(4)

@@ -8,7 +8,7 @@ import pytest
 
 import ember
 from ember.autograd import grad
-from tests._oracle import torch
+from tests._oracle import require_torch, torch
 from tests.ops.elementwise._grad_helpers import F64, compare_grads, complex_unary_against_torch, leaf, unary_gradcheck
 from tests.ops.elementwise._helpers import unary_matches_torch
 
@@ -60,7 +60,7 @@ test_complex_unary_against_torch = complex_unary_against_torch(["conj_physical"]
 
 
 def test_complex_to_real_against_torch():
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     z = np.array([1 + 2j, -3 + 0.5j, 0.2 - 1j])
     for name in ("abs", "angle", "real", "imag"):
         compare_grads(getattr(ember, name), getattr(torch, name), [z])

@@ -10,7 +10,7 @@ import pytest
 
 import ember
 from ember.autograd import gradgradcheck
-from tests._oracle import needs_torch, torch
+from tests._oracle import needs_torch, require_torch, torch
 from tests.ops.elementwise._grad_helpers import (
     binary_broadcast_gradcheck,
     binary_gradcheck,
@@ -158,7 +158,7 @@ test_scalar_gradcheck = scalar_gradcheck(
 
 
 def test_binary_against_torch():
-    pytest.importorskip("torch")
+    require_torch()
     a = rand((2, 3), 0.5, 2, 13)
     b = rand((3,), -2, 2, 14)
     compare_grads(lambda x, y: ember.remainder(x, y), lambda x, y: x.remainder(y), [a * 3, b])
@@ -166,7 +166,7 @@ def test_binary_against_torch():
 
 
 def test_complex_binary_against_torch():
-    pytest.importorskip("torch")
+    require_torch()
     rng = np.random.default_rng(16)
     a = rng.standard_normal(4) + 1j * rng.standard_normal(4)
     b = rng.standard_normal(4) + 1j * rng.standard_normal(4)

@@ -8,7 +8,7 @@ import pytest
 
 import ember
 from ember.autograd import gradgradcheck
-from tests._oracle import needs_torch, torch
+from tests._oracle import needs_torch, require_torch, torch
 from tests.ops.elementwise._grad_helpers import (
     binary_broadcast_gradcheck,
     binary_gradcheck,
@@ -75,7 +75,7 @@ test_complex_unary_against_torch = complex_unary_against_torch(["exp", "log", "l
 
 
 def test_complex_binary_against_torch():
-    pytest.importorskip("torch")
+    require_torch()
     rng = np.random.default_rng(16)
     a = rng.standard_normal(4) + 1j * rng.standard_normal(4)
     b = rng.standard_normal(4) + 1j * rng.standard_normal(4)

@@ -10,7 +10,7 @@ import pytest
 
 import ember
 from ember.autograd import grad
-from tests._oracle import needs_torch, torch
+from tests._oracle import needs_torch, require_torch, torch
 from tests.ops.elementwise._grad_helpers import (
     F64,
     binary_broadcast_gradcheck,
@@ -119,7 +119,7 @@ def test_clamp_keeps_gradient_at_the_bounds():
 
 
 def test_ties_split_like_torch():
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     a = np.array([1.0, 2.0, 3.0, -1.0])
     b = np.array([1.0, 0.0, 3.0, 5.0])
     for e, t in ((ember.maximum, torch.maximum), (ember.minimum, torch.minimum), (ember.fmax, torch.fmax), (ember.fmin, torch.fmin)):

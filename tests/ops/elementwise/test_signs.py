@@ -10,7 +10,7 @@ import pytest
 
 import ember
 from ember.autograd import grad
-from tests._oracle import TORCH_DTYPES, needs_torch
+from tests._oracle import TORCH_DTYPES, needs_torch, require_torch
 from tests.ops.elementwise._grad_helpers import (
     F64,
     away_from,
@@ -102,7 +102,7 @@ def test_signs_give_zeros():
 
 
 def test_binary_against_torch():
-    pytest.importorskip("torch")
+    require_torch()
     a = rand((2, 3), 0.5, 2, 13)
     b = rand((3,), -2, 2, 14)
     compare_grads(lambda x, y: ember.copysign(x, y), lambda x, y: x.copysign(y), [a, b])

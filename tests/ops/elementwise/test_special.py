@@ -10,7 +10,7 @@ import pytest
 
 import ember
 from ember.autograd import gradgradcheck
-from tests._oracle import needs_torch
+from tests._oracle import needs_torch, require_torch
 from tests.ops.elementwise._grad_helpers import (
     away_from,
     compare_grads,
@@ -80,7 +80,7 @@ def test_erfinv_edges_and_dtypes():
 
 @needs_torch
 def test_erfinv_matches_torch_across_its_domain():
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     ys = np.concatenate([np.linspace(-1, 1, 20001), 1 - np.logspace(-16, -1, 100), [1.5, -3.0, np.nan]])
     got = ember.erfinv(ember.from_numpy(ys)).numpy()
     want = torch.erfinv(torch.from_numpy(ys)).numpy()
@@ -102,7 +102,7 @@ test_unary_gradcheck = unary_gradcheck(
 
 @pytest.mark.parametrize(("name", "low", "high"), [("erfc", -3, 3), ("erfinv", -0.95, 0.95)])
 def test_unary_against_torch(name, low, high):
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     x = away_from(rand((7,), low, high, seed=12), [0, -1, 0.5, 1.5])
     compare_grads(getattr(ember, name), getattr(torch, name), [x])
 

@@ -8,7 +8,7 @@ import pytest
 
 import ember
 from ember.autograd import grad, gradcheck, gradgradcheck
-from tests._oracle import needs_torch, torch
+from tests._oracle import needs_torch, require_torch, torch
 from tests.ops.elementwise._grad_helpers import F64, SHAPE, compare_grads, leaf, rand, scalar_gradcheck
 from tests.ops.elementwise._helpers import (
     BINARY_INPLACE_DTYPES,
@@ -88,7 +88,7 @@ def test_where_condition_gets_none():
 
 
 def test_complex_binary_against_torch():
-    torch = pytest.importorskip("torch")
+    torch = require_torch()
     rng = np.random.default_rng(16)
     a = rng.standard_normal(4) + 1j * rng.standard_normal(4)
     b = rng.standard_normal(4) + 1j * rng.standard_normal(4)
