@@ -51,6 +51,7 @@ class Manager:
         self.in_flight = {}  # name -> references in flight (may dip below 0 when a T overtakes its P)
         self.known = set()  # every name ever registered and not yet unlinked
         self.dirty = set()  # names whose count went down since the last check
+        self.served = False  # a client has connected (it may have come and gone within one drain)
 
     def change(self, name, delta):
         count = self.count.get(name, 0) + delta
@@ -109,6 +110,7 @@ class Manager:
         except OSError:
             return
         self.clients[sock] = Client()
+        self.served = True
         self.selector.register(sock, selectors.EVENT_READ)
 
     def drain(self, timeout):
@@ -130,16 +132,14 @@ class Manager:
 
     def run(self):
         first_deadline = time.monotonic() + FIRST_CLIENT_TIMEOUT_S
-        served = False
         idle_since = None
         while True:
             if self.clients:
-                served = True
                 idle_since = None
                 self.drain(None)
                 continue
             now = time.monotonic()
-            if not served:
+            if not self.served:
                 remaining = first_deadline - now
             else:
                 idle_since = now if idle_since is None else idle_since

@@ -160,3 +160,36 @@ def test_no_segment_outlives_its_holders(script, strategy, scenario):
     _wait_until(lambda: _names(pids) == [], f"no ember segment of pids {pids} is left in /dev/shm")
     if info["manager"] is not None:
         _wait_until(lambda: _gone(info["manager"]), "the manager has exited")
+
+
+def test_manager_exits_when_its_clients_came_and_went_before_it_looked():
+    """A slow-starting manager may find a whole client lifetime (connect, register, close) queued
+    at once: it has been served and must go after its grace, not wait for a first client."""
+    import socket
+
+    from ember._core import shared_memory as shm
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the test binds a socket in Linux's abstract namespace")
+
+    address = f"ember_manager_test_{os.getpid()}_{time.monotonic_ns()}"
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        listener.bind(b"\0" + address.encode())
+        listener.listen(8)
+        client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        client.connect(b"\0" + address.encode())
+        client.sendall(b"H /ember_0_0_0\n")  # another manager's name: ignored, but read
+        client.close()
+        manager = subprocess.Popen(
+            [sys.executable, "-I", "-S", shm._MANAGER_SCRIPT, str(listener.fileno()), "0.5", address],
+            pass_fds=[listener.fileno()],
+        )
+    finally:
+        listener.close()
+    try:
+        assert manager.wait(timeout=10) == 0  # the first-client wait is 30 s
+    finally:
+        if manager.poll() is None:
+            manager.kill()
+            manager.wait()
