@@ -58,6 +58,7 @@ from ._core.tensor_numpy import as_tensor, from_numpy, frombuffer
 from ._core.threads import get_num_threads, set_num_threads
 from .dispatch import explain, trace, vm
 from .dispatch.grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .distributed import tensor as _global
 from .graph import (  # graph mode: TensorFlow 1's names
     CompiledFunction as CompiledFunction,
     FailedPreconditionError as FailedPreconditionError,
@@ -126,7 +127,7 @@ def _install() -> None:
     (``backward``, ``register_hook``, ``.data``...), the DLPack producer and the array API
     entry point. Then the autograd interpreter is made the default, wrapping the eager one.
     """
-    for methods in (ops.TENSOR_METHODS, autograd.TENSOR_METHODS, _dlpack.TENSOR_METHODS):
+    for methods in (ops.TENSOR_METHODS, autograd.TENSOR_METHODS, _dlpack.TENSOR_METHODS, _global.TENSOR_METHODS):
         for name, method in methods.items():
             setattr(Tensor, name, method)
     Tensor.__array_namespace__ = array_api._tensor_array_namespace
@@ -136,6 +137,9 @@ def _install() -> None:
 _install()
 
 __version__ = "0.1.0"
+
+placement = _global.placement  # OneFlow's names for global tensors: ember.placement, ember.sbp.split(0)
+sbp = _global.sbp
 
 
 def is_tensor(obj: object) -> bool:
@@ -212,6 +216,7 @@ __all__ = [
 # Graph mode's public names (TensorFlow 1's: ember.Graph, ember.Session, ember.placeholder, ...) and
 # TensorFlow 1's sparse names (ember.SparseTensor, ...; ember.sparse has TensorFlow 2's)
 __all__ += [*graph.__all__, *sparse.__all__, "graph", "sparse"]
+__all__ += ["placement", "sbp"]
 __all__ += ["Generator", "array_api", "autograd", "distributed", "enable_grad", "inference_mode", "is_grad_enabled", "nn", "no_grad", "optim", "set_grad_enabled", "utils", "default_generator", "explain", "initial_seed", "linalg", "manual_seed", "ops", "seed", "trace", "vm"]
 
 # Every public op of the schema: ember.relu, ember.add, ... The schema is the list; the

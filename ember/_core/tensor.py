@@ -87,6 +87,8 @@ class Tensor:
     def device(self) -> Device:
         return self._storage._device
 
+    is_global = False  # a global tensor (ember.distributed.tensor) says True
+
     @property
     def is_meta(self) -> bool:
         return self._storage._device.type == "meta"

@@ -77,7 +77,12 @@ def _run_callbacks(callbacks: list) -> None:
 
 def _ones_like_meta(t: Tensor) -> Tensor:
     """The implicit gradient of a one-element output: ones of its shape and dtype, made by the
-    fill primitive directly (8 us through ``tensor(1.0)``, 5.6 through ``ones``, 3 so)."""
+    fill primitive directly (8 us through ``tensor(1.0)``, 5.6 through ``ones``, 3 so). A global
+    output's is made from it by an op, so it is global too."""
+    if t.is_global:
+        from ..ops.common import functional
+
+        return functional().ones_like(t)
     return _filled()(t._shape, t._dtype, t._storage._device, 1, "backward")
 
 

@@ -17,7 +17,8 @@ beside its registration, so graph/ keeps no tables of op names: ``tf_name`` (Ten
 node type, ``MatMul``), ``row_wise`` (``"rows"``: input 0 can be computed block of rows by
 block, the others whole; ``"features"``: likewise unless it reduces dim 0), ``right_identity``
 (the scalar ``s`` with ``op(x, s) == x``) and ``shape_role`` (``"permute"``, ``"reshape"`` or
-``"identity_if_same_shape"``: how the algebraic pass folds it).
+``"identity_if_same_shape"``: how the algebraic pass folds it). Global tensors read ``sbp``, the
+op's SBP rule (``ember/dispatch/sbp.py``, ``ember/ops/sbp_rules.py``).
 
 >>> op = OpExpr("my_neg", ("x",), ("y",))
 >>> op
@@ -37,7 +38,7 @@ class OpExpr:
 
     __slots__ = (
         "attr_key", "aux_outputs", "derivative", "differentiable", "infer", "inputs", "kernels", "name", "outputs",
-        "right_identity", "row_wise", "shape_role", "strided", "tf_name", "view",
+        "right_identity", "row_wise", "sbp_rule", "shape_role", "strided", "tf_name", "view",
     )  # fmt: skip
 
     def __init__(self, name: str, inputs: tuple[str, ...], outputs: tuple[str, ...] = ("out",), *, strided: bool = True) -> None:
@@ -63,10 +64,15 @@ class OpExpr:
         self.row_wise: str | None = None
         self.right_identity: float | None = None
         self.shape_role: str | None = None
+        # The SBP rule for global tensors: fn(attrs, metas, sbps) -> Signature | None, one mesh
+        # dimension at a time (metas: each input's logical (shape, dtype)). None: box to broadcast.
+        self.sbp_rule: Callable | None = None
         OP_REGISTRY[name] = self
 
-    def tag(self, *, tf_name: str | None = None, row_wise: str | None = None, right_identity=None, shape_role: str | None = None) -> OpExpr:
-        """Say what graph mode needs to know of this primitive (see the module's docstring); returns it."""
+    def tag(self, *, tf_name: str | None = None, row_wise: str | None = None, right_identity=None, shape_role: str | None = None,
+            sbp: Callable | None = None) -> OpExpr:
+        """Say what graph mode and global tensors need to know of this primitive (see the module's
+        docstring; ``sbp`` is the SBP rule, ``ember/ops/sbp_rules.py``); returns it."""
         if row_wise not in (None, "rows", "features"):
             raise ValueError(f"OpExpr {self.name!r}: row_wise must be 'rows' or 'features', got {row_wise!r}")
         if shape_role not in (None, "permute", "reshape", "identity_if_same_shape"):
@@ -75,6 +81,7 @@ class OpExpr:
         self.row_wise = row_wise or self.row_wise
         self.right_identity = self.right_identity if right_identity is None else right_identity
         self.shape_role = shape_role or self.shape_role
+        self.sbp_rule = sbp or self.sbp_rule
         return self
 
     def shape_rule(self, fn: Callable) -> Callable:

@@ -127,6 +127,15 @@ def empty_strided(size, stride, dtype=None, device=None, requires_grad=False):
 # --- the *_like forms -----------------------------------------------------------------
 
 
+# Set by ember.distributed.tensor: fn(input, fill_value or None for empty, dtype, op) -> a global
+# tensor of input's placement and layout. A *_like of a global tensor is global.
+GLOBAL_LIKE: list = [None]
+
+
+def _global_like(input: Tensor, value, dtype, requires_grad: bool, op: str) -> Tensor:
+    return check_requires_grad(GLOBAL_LIKE[0](input, value, input._dtype if dtype is None else dtype, op), requires_grad)
+
+
 def _like(op: str, input: Tensor, dtype, device, fmt) -> tuple:
     dtype = input._dtype if dtype is None else dtype
     device = input._storage._device if device is None else device
@@ -146,6 +155,8 @@ declare(
 )
 @functor("EmptyLike")
 def empty_like(input, dtype=None, device=None, requires_grad=False, memory_format=None):
+    if input.is_global:
+        return _global_like(input, None, dtype, requires_grad, "empty_like")
     shape, dtype, device, stride = _like("empty_like", input, dtype, device, memory_format)
     return check_requires_grad(empty_tensor(shape, dtype, device, stride=stride), requires_grad)
 
@@ -163,6 +174,8 @@ declare(
 )
 @functor("ZerosLike")
 def zeros_like(input, dtype=None, device=None, requires_grad=False, memory_format=None):
+    if input.is_global:
+        return _global_like(input, 0, dtype, requires_grad, "zeros_like")
     shape, dtype, device, stride = _like("zeros_like", input, dtype, device, memory_format)
     value = b"" if dtype is _dt.string else 0
     return check_requires_grad(new_filled(shape, dtype, device, value, "zeros_like", stride), requires_grad)
@@ -181,6 +194,8 @@ declare(
 )
 @functor("OnesLike")
 def ones_like(input, dtype=None, device=None, requires_grad=False, memory_format=None):
+    if input.is_global:
+        return _global_like(input, 1, dtype, requires_grad, "ones_like")
     shape, dtype, device, stride = _like("ones_like", input, dtype, device, memory_format)
     return check_requires_grad(new_filled(shape, dtype, device, 1, "ones_like", stride), requires_grad)
 
@@ -198,6 +213,8 @@ declare(
 )
 @functor("FullLike")
 def full_like(input, fill_value, dtype=None, device=None, requires_grad=False, memory_format=None):
+    if input.is_global:
+        return _global_like(input, fill_value, dtype, requires_grad, "full_like")
     shape, dtype, device, stride = _like("full_like", input, dtype, device, memory_format)
     return check_requires_grad(new_filled(shape, dtype, device, fill_value, "full_like", stride), requires_grad)
 

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from ..._core import dtype as _dt
 from ...dispatch import NO_ATTRS, OpExpr, dispatch
+from .. import sbp_rules
 from ..common import broadcast_pair, wants_grad
 from ..functor import FUNCTORS
 from ..schema import schema_family
@@ -85,6 +86,7 @@ declare(
     """,
 )
 _add, _add_scalar = binary("add", "Add", functors=False)
+_add.tag(sbp=sbp_rules.add_like)
 _add_scalar.tag(right_identity=0)  # x + 0 is x
 
 
@@ -148,6 +150,7 @@ declare(
     """,
 )
 _sub, _sub_scalar = binary("sub", "Sub", check=_check_sub, functors=False)
+_sub.tag(sbp=sbp_rules.add_like)
 _sub_scalar.tag(right_identity=0)
 
 
@@ -197,6 +200,8 @@ declare(
     doc="input * other, broadcasting, with type promotion.",
 )
 _mul, _mul_scalar = binary("mul", "Mul")
+_mul.tag(sbp=sbp_rules.mul_like)
+_mul_scalar.tag(sbp=sbp_rules.linear_unary)
 _mul_scalar.tag(right_identity=1)
 
 

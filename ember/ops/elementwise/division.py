@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from ..._core import dtype as _dt
 from ...dispatch import NO_ATTRS, dispatch
+from .. import sbp_rules
 from ..common import functional as _F, wants_grad
 from ..functor import FUNCTORS
 from ..schema import schema_family
@@ -44,6 +45,8 @@ def _check_rounded(op):
 
 
 _div_true = binary("div", "DivTrue", result=to_float, functors=False)
+_div_true[0].tag(sbp=sbp_rules.div_like)
+_div_true[1].tag(sbp=sbp_rules.linear_unary)
 _div_true[0].tag(tf_name="truediv")  # div_scalar nodes take the name too
 _div_true[1].tag(right_identity=1)
 

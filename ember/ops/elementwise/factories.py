@@ -25,6 +25,7 @@ from collections.abc import Callable
 
 from ..._core import dtype as _dt
 from ...dispatch import NO_ATTRS, OpExpr, dispatch
+from .. import sbp_rules
 from ..common import broadcast_pair, functional as _F, sum_to, wants_grad
 from ..functor import FUNCTORS
 from .kinds import ALL, NUMERIC, check_kinds, check_pair, same
@@ -55,7 +56,7 @@ def unary(
     the primitive's attributes); ``check(attrs, dtype)``: further argument checks.
     Registers ``Name(x, *attrs, out)`` and ``NameInplace(x, *attrs, inplace)``.
     """
-    op = OpExpr(name, ("x",), ("y",))
+    op = OpExpr(name, ("x",), ("y",)).tag(sbp=sbp_rules.elementwise)
     public = public or name
 
     @op.shape_rule
@@ -119,8 +120,8 @@ def binary(
     a_dtype, b_dtype_or_scalar, promoted)``: further checks (the scalar primitive passes the
     Python scalar in place of the second dtype).
     """
-    op = OpExpr(name, ("input", "other"), ("out",))
-    scalar_op = OpExpr(name + "_scalar", ("input",), ("out",))
+    op = OpExpr(name, ("input", "other"), ("out",)).tag(sbp=sbp_rules.elementwise)
+    scalar_op = OpExpr(name + "_scalar", ("input",), ("out",)).tag(sbp=sbp_rules.elementwise)
     if check is None:
         scalar_op.attr_key = _scalar_type  # a weak scalar promotes by its type, never its value
     public = public or name

@@ -19,6 +19,7 @@ import math
 from ..._core import dtype as _dt
 from ..._core.shape import wrap_dim
 from ...dispatch import NO_ATTRS, OpExpr, dispatch
+from .. import sbp_rules
 from ..common import broadcast_pair, sum_to
 from ..functor import functor
 from ..reduction import torch_name
@@ -82,7 +83,7 @@ def matmul_shape(sa: tuple, sb: tuple) -> tuple:
     return batch + ((ma[-2],) if na > 1 else ()) + (sb[-1],)
 
 
-MATMUL = OpExpr("matmul", ("input", "other"), ("out",)).tag(tf_name="MatMul", row_wise="rows")
+MATMUL = OpExpr("matmul", ("input", "other"), ("out",)).tag(tf_name="MatMul", row_wise="rows", sbp=sbp_rules.matmul)
 
 
 @MATMUL.shape_rule

@@ -1,0 +1,241 @@
+"""The collectives that boxing needs, on the pieces this process hosts.
+
+Pieces are NumPy arrays keyed by global rank. Under MPI a process hosts one rank (its own); in a
+simulated world (``simulated_world(n)``) one process hosts all n, and the same rule and boxing
+code runs with collectives computed in memory. Every collective takes the group as the list of
+its ranks in mesh order; pieces are split and concatenated in that order.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+
+import numpy as np
+
+from ...dispatch import sbp as _sbp
+
+__all__ = ["MpiWorld", "SimulatedWorld", "current_world", "simulated_world"]
+
+_REDUCE = {"sum": np.add, "max": np.maximum, "min": np.minimum}
+
+
+def _pieces_of(array: np.ndarray, axis: int, parts: int) -> list[np.ndarray]:
+    size = array.shape[axis]
+    out = []
+    for i in range(parts):
+        start, stop = _sbp.split_range(size, parts, i)
+        index = [slice(None)] * array.ndim
+        index[axis] = slice(start, stop)
+        out.append(array[tuple(index)])
+    return out
+
+
+class World:
+    """Which ranks this process hosts, and the collectives over groups of them."""
+
+    size: int
+    name: str
+
+    def hosted(self, ranks) -> list[int]:
+        raise NotImplementedError
+
+    def hosts(self, rank: int) -> bool:
+        raise NotImplementedError
+
+
+class SimulatedWorld(World):
+    """n ranks in one process: every piece is here, so a collective is a NumPy expression."""
+
+    name = "simulated"
+
+    def __init__(self, size: int) -> None:
+        if not isinstance(size, int) or isinstance(size, bool) or size < 1:
+            raise ValueError(f"simulated_world(): size must be a positive int, got {size!r}")
+        self.size = size
+        self.counts: dict[str, int] = {}  # collectives run, by kind (tests read it)
+
+    def hosted(self, ranks) -> list[int]:
+        return list(ranks)
+
+    def hosts(self, rank: int) -> bool:
+        return 0 <= rank < self.size
+
+    def _count(self, kind: str) -> None:
+        self.counts[kind] = self.counts.get(kind, 0) + 1
+
+    def all_gather(self, pieces: dict, ranks: list[int], axis: int, full: int) -> dict:
+        self._count("all_gather")
+        whole = np.concatenate([pieces[r] for r in ranks], axis=axis)
+        return {r: whole.copy() for r in ranks}
+
+    def all_reduce(self, pieces: dict, ranks: list[int], reduce: str) -> dict:
+        self._count("all_reduce")
+        whole = _reduce([pieces[r] for r in ranks], reduce)
+        return {r: whole.copy() for r in ranks}
+
+    def reduce_scatter(self, pieces: dict, ranks: list[int], reduce: str, axis: int) -> dict:
+        self._count("reduce_scatter")
+        whole = _reduce([pieces[r] for r in ranks], reduce)
+        return {r: np.ascontiguousarray(p) for r, p in zip(ranks, _pieces_of(whole, axis, len(ranks)), strict=True)}
+
+    def all_to_all(self, pieces: dict, ranks: list[int], split_axis: int, cat_axis: int, cat_full: int) -> dict:
+        self._count("all_to_all")
+        n = len(ranks)
+        sent = {r: _pieces_of(pieces[r], split_axis, n) for r in ranks}
+        return {dst: np.concatenate([sent[src][j] for src in ranks], axis=cat_axis) for j, dst in enumerate(ranks)}
+
+    def copy_to(self, pieces: dict, src: int, dst_ranks: list[int], shape, dtype) -> dict:
+        self._count("send")
+        return {d: pieces[src].copy() for d in dst_ranks}
+
+
+def _reduce(arrays: list[np.ndarray], reduce: str) -> np.ndarray:
+    dtype = arrays[0].dtype
+    wide = np.float32 if dtype.itemsize <= 2 and dtype.kind in "fV" else None  # half types reduce in float32
+    fn = _REDUCE[reduce]
+    out = arrays[0].astype(wide) if wide is not None else arrays[0].copy()
+    for a in arrays[1:]:
+        fn(out, a.astype(wide) if wide is not None else a, out=out)
+    return out.astype(dtype) if wide is not None else out
+
+
+class MpiWorld(World):
+    """This process is one rank of the default process group; collectives go through
+    ``ember.distributed`` on sub-groups made (by their members only) on first use."""
+
+    name = "mpi"
+
+    def __init__(self) -> None:
+        from .. import process_group as pg
+
+        if not pg.is_initialized():
+            pg.init_process_group()  # the first global tensor or placement starts the world (OneFlow's way)
+        self.rank = pg.get_rank()
+        self.size = pg.get_world_size()
+        self._groups: dict[tuple, object] = {}
+
+    def hosted(self, ranks) -> list[int]:
+        return [self.rank] if self.rank in ranks else []
+
+    def hosts(self, rank: int) -> bool:
+        return rank == self.rank
+
+    def group(self, ranks: list[int]):
+        """The process group of ``ranks`` (group ranks in sorted order); None for the whole world."""
+        key = tuple(sorted(ranks))
+        if len(key) == self.size:
+            return None
+        found = self._groups.get(key)
+        if found is None:
+            from .. import process_group as pg
+
+            found = self._groups[key] = pg.new_group(list(key), use_local_synchronization=True)
+        return found
+
+    def all_gather(self, pieces: dict, ranks: list[int], axis: int, full: int) -> dict:
+        from ..._core.tensor_numpy import from_numpy
+        from .. import gather_scatter as gs
+
+        mine = pieces[self.rank]
+        n = len(ranks)
+        rest = list(np.moveaxis(mine, axis, 0).shape[1:])
+        order = sorted(ranks)
+        sizes = _sbp.split_sizes(full, n)
+        outs = {r: np.empty([sizes[ranks.index(r)], *rest], mine.dtype) for r in order}
+        send = np.ascontiguousarray(np.moveaxis(mine, axis, 0))
+        gs.all_gather([from_numpy(outs[r]) for r in order], from_numpy(send), group=self.group(ranks))
+        whole = np.concatenate([outs[r] for r in ranks], axis=0)
+        return {self.rank: np.ascontiguousarray(np.moveaxis(whole, 0, axis))}
+
+    def all_reduce(self, pieces: dict, ranks: list[int], reduce: str) -> dict:
+        from ..._core.tensor_numpy import from_numpy
+        from .. import collectives as c
+
+        out = np.array(pieces[self.rank], copy=True, order="C")
+        c.all_reduce(from_numpy(out), op=_op(reduce), group=self.group(ranks))
+        return {self.rank: out}
+
+    def reduce_scatter(self, pieces: dict, ranks: list[int], reduce: str, axis: int) -> dict:
+        from ..._core.tensor_numpy import from_numpy
+        from .. import collectives as c
+
+        whole = pieces[self.rank]
+        parts = dict(zip(ranks, _pieces_of(whole, axis, len(ranks)), strict=True))
+        inputs = [from_numpy(np.ascontiguousarray(np.moveaxis(parts[r], axis, 0))) for r in sorted(ranks)]
+        out = np.empty(np.moveaxis(parts[self.rank], axis, 0).shape, whole.dtype)
+        c.reduce_scatter(from_numpy(out), inputs, op=_op(reduce), group=self.group(ranks))
+        return {self.rank: np.ascontiguousarray(np.moveaxis(out, 0, axis))}
+
+    def all_to_all(self, pieces: dict, ranks: list[int], split_axis: int, cat_axis: int, cat_full: int) -> dict:
+        """Split this rank's piece along ``split_axis`` over ``ranks``; receive everyone's piece
+        for this rank and concatenate along ``cat_axis`` (whose logical size is ``cat_full``)."""
+        from ..._core.tensor_numpy import from_numpy
+        from .. import gather_scatter as gs
+
+        mine = pieces[self.rank]
+        n = len(ranks)
+        parts = dict(zip(ranks, _pieces_of(mine, split_axis, n), strict=True))
+        order = sorted(ranks)
+        inputs = [from_numpy(np.ascontiguousarray(parts[r])) for r in order]
+        recv_shape = list(parts[self.rank].shape)
+        sizes = _sbp.split_sizes(cat_full, n)
+        outs = {}
+        for r in order:
+            shape = list(recv_shape)
+            shape[cat_axis] = sizes[ranks.index(r)]
+            outs[r] = np.empty(shape, mine.dtype)
+        gs.all_to_all([from_numpy(outs[r]) for r in order], inputs, group=self.group(ranks))
+        return {self.rank: np.concatenate([outs[r] for r in ranks], axis=cat_axis)}
+
+    def copy_to(self, pieces: dict, src: int, dst_ranks: list[int], shape, dtype) -> dict:
+        """Rank ``src``'s array arrives on every rank of ``dst_ranks`` (point to point)."""
+        from ..._core.tensor_numpy import from_numpy
+        from .. import p2p
+
+        out = {}
+        if self.rank == src:
+            data = np.ascontiguousarray(pieces[src])
+            for d in dst_ranks:
+                if d != src:
+                    p2p.send(from_numpy(data), dst=d, tag=0x61)
+            if src in dst_ranks:
+                out[src] = data.copy()
+        elif self.rank in dst_ranks:
+            buffer = np.empty(shape, dtype)
+            p2p.recv(from_numpy(buffer), src=src, tag=0x61)
+            out[self.rank] = buffer
+        return out
+
+
+def _op(reduce: str):
+    from ..reduce_op import ReduceOp
+
+    return {"sum": ReduceOp.SUM, "max": ReduceOp.MAX, "min": ReduceOp.MIN}[reduce]
+
+
+_STATE = threading.local()
+_MPI: list[MpiWorld] = []
+
+
+def current_world() -> World:
+    """The simulated world of an enclosing ``simulated_world`` block, or the MPI world."""
+    world = getattr(_STATE, "world", None)
+    if world is not None:
+        return world
+    if not _MPI:
+        _MPI.append(MpiWorld())
+    return _MPI[0]
+
+
+@contextlib.contextmanager
+def simulated_world(size: int) -> Iterator[SimulatedWorld]:
+    """Run global tensors in a world of ``size`` ranks inside this one process (tests, teaching)."""
+    world = SimulatedWorld(size)
+    previous = getattr(_STATE, "world", None)
+    _STATE.world = world
+    try:
+        yield world
+    finally:
+        _STATE.world = previous

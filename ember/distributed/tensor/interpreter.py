@@ -1,0 +1,247 @@
+"""The eager-global interpreter: an op whose inputs are global tensors (OneFlow's
+``EagerGlobalInterpreter``, the seed's third interpreter).
+
+For ``apply(op, inputs, attrs)`` it
+
+1. checks that every tensor input is global on one placement (a 0-d local tensor counts as
+   broadcast: the same constant on every rank);
+2. infers the logical outputs with the op's own rule, on the logical inputs;
+3. asks the op's SBP rule (``op.sbp_rule``, one mesh dimension at a time) for a signature; an
+   op without a rule, or one the rule declines, has its inputs boxed to broadcast and runs whole;
+4. boxes the inputs whose layout differs;
+5. runs the op on each hosted rank's pieces with the eager-local interpreter (the same kernel);
+6. wraps the pieces as global outputs, checking that each has the shape its layout gives.
+
+Autograd wraps it as it wraps the local one: derivatives are ops, so they come back here. It is
+installed on the first global tensor (``activate``); until then local ops pay nothing.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ...dispatch import interpreter as _interp
+from ...dispatch.interpreter import EAGER, Interpreter
+from ...dispatch.sbp import Signature, broadcast
+from ...dispatch.trace import _Recorder, note as _trace_note
+from . import layout
+from .boxing import BOXING_LOG_LISTENERS, box
+from .global_tensor import GlobalTensor, make_global
+
+__all__ = ["GLOBAL", "EagerGlobalInterpreter", "activate"]
+
+_NO_RULE = "no SBP rule: boxed to broadcast"
+
+
+class EagerGlobalInterpreter(Interpreter):
+    name = "eager-global"
+
+    def __init__(self) -> None:
+        self.fallbacks: dict[str, int] = {}  # ops that ran whole for want of a rule, by name
+
+    def apply(self, op, inputs: tuple, attrs: dict, outputs: tuple | None = None) -> tuple:
+        start = time.perf_counter()
+        ref = _reference(op, inputs, outputs)
+        p, world = ref._placement, ref._world
+        inputs = tuple(_as_global(t, ref, op, i) for i, t in enumerate(inputs))
+        if outputs is not None:
+            for i, out in enumerate(outputs):
+                if type(out) is not GlobalTensor:
+                    raise RuntimeError(
+                        f"{op.name}(): the output (argument {i}) is a local tensor but the inputs are global on {p!r}: "
+                        "write into a global tensor, or use to_local()"
+                    )
+        metas = _logical_outputs(op, inputs, attrs)
+        signatures, note = _signatures(op, attrs, inputs, len(metas), p.ndim)
+        if note is not None:
+            self.fallbacks[op.name] = self.fallbacks.get(op.name, 0) + 1
+        steps: list = []
+        listener = None
+        if _trace_open():
+            listener = steps.append
+            BOXING_LOG_LISTENERS.append(lambda *s: steps.append(s))
+        try:
+            boxed = tuple(box(t, tuple(sig.inputs[i] for sig in signatures)) for i, t in enumerate(inputs))
+        finally:
+            if listener is not None:
+                BOXING_LOG_LISTENERS.pop()
+        out_sbp = [tuple(sig.outputs[j] for sig in signatures) for j in range(len(metas))]
+        sig0 = signatures[0] if signatures else None
+        local_attrs = sig0.local_attrs if sig0 is not None else None
+        run = sig0.run if sig0 is not None else None
+        results: dict = {}
+        for rank in world.hosted(p.rank_list()):
+            coord = p.coordinate(rank)
+            pieces = tuple(t._pieces[rank] for t in boxed)
+            a = attrs
+            if local_attrs is not None:
+                out_shapes = [layout.piece_shape(m[0], out_sbp[j], p.mesh_shape, coord) for j, m in enumerate(metas)]
+                a = local_attrs(attrs, [x._shape for x in pieces], out_shapes)
+            if run is not None:
+                info = {"placement": p, "rank": rank, "coord": coord, "signatures": signatures, "inputs": boxed, "metas": metas}
+                results[rank] = tuple(run(_local_apply, pieces, a, info))
+            else:
+                results[rank] = EAGER.apply(op, pieces, a)
+        made = []
+        for j, (shape, dtype) in enumerate(metas):
+            pieces = {}
+            for rank, outs in results.items():
+                piece = outs[j]
+                want = layout.piece_shape(shape, out_sbp[j], p.mesh_shape, p.coordinate(rank))
+                if tuple(piece._shape) != want:
+                    raise RuntimeError(
+                        f"{op.name}(): the SBP signature {_describe(signatures)} gave rank {rank} a piece of shape "
+                        f"{list(piece._shape)}, where its layout {out_sbp[j]} of {list(shape)} says {list(want)}: "
+                        "the op's SBP rule is wrong"
+                    )
+                pieces[rank] = piece
+            made.append(make_global(pieces, shape, dtype, p, out_sbp[j], world))
+        if op.view is not None and len(made) == 1 and len(inputs) == 1:
+            made[0]._base = inputs[0]
+        if outputs is not None:
+            made = _write_into(op, outputs, made)
+        if listener is not None:
+            _trace_note(
+                op.name,
+                op.name,
+                "eager-global",
+                "",
+                [(t._shape, t._dtype) for t in inputs],
+                (time.perf_counter() - start) * 1e6,
+                signature=_describe(signatures),
+                boxing=steps,
+                placement=repr(p),
+                rule=note or getattr(op.sbp_rule, "__name__", ""),
+            )
+        return tuple(made)
+
+
+def _local_apply(op, inputs: tuple, attrs: dict) -> tuple:
+    return EAGER.apply(op, tuple(inputs), attrs)
+
+
+def _trace_open() -> bool:
+    import sys
+
+    return isinstance(sys.getprofile(), _Recorder)
+
+
+def _describe(signatures) -> str:
+    if not signatures:
+        return "()"
+    if len(signatures) == 1:
+        return repr(signatures[0])
+    return " x ".join(repr(s) for s in signatures)
+
+
+def _reference(op, inputs: tuple, outputs) -> GlobalTensor:
+    """The first global tensor among the inputs (or outputs), whose placement all must share."""
+    ref = None
+    for t in (*inputs, *(outputs or ())):
+        if type(t) is GlobalTensor:
+            if ref is None:
+                ref = t
+            elif t._placement != ref._placement:
+                raise RuntimeError(
+                    f"{op.name}(): expected all global tensors on one placement, but found {ref._placement!r} and "
+                    f"{t._placement!r}: move one with .to_global(placement=..., sbp=...)"
+                )
+    if ref is None:
+        raise RuntimeError(f"{op.name}(): the global interpreter got no global tensor")
+    return ref
+
+
+def _as_global(t, ref: GlobalTensor, op, i: int) -> GlobalTensor:
+    if type(t) is GlobalTensor:
+        return t
+    if t._shape == () and t._storage._device.type == "cpu":  # a constant: the same on every rank
+        world = ref._world
+        pieces = dict.fromkeys(world.hosted(ref._placement.rank_list()), t)
+        return make_global(pieces, (), t._dtype, ref._placement, (broadcast,) * ref._placement.ndim, world)
+    raise RuntimeError(
+        f"{op.name}(): expected all tensors to be global, but input {i} is a local tensor of shape {list(t._shape)} "
+        f"and another is global on {ref._placement!r} with sbp {ref._sbp}: make it global with "
+        ".to_global(placement, sbp), or take the global one's to_local()"
+    )
+
+
+def _logical_outputs(op, inputs: tuple, attrs: dict) -> list:
+    if op.view is not None:
+        views = op.view(attrs, *inputs)
+        return [(tuple(v._shape), v._dtype) for v in views]
+    return [(tuple(s.shape), s.dtype) for s in EAGER.infer(op, inputs, attrs)]
+
+
+def _signatures(op, attrs: dict, inputs: tuple, n_out: int, mesh_ndim: int):
+    """One signature per mesh dimension, or broadcast everywhere (with a note saying why)."""
+    rule = op.sbp_rule
+    metas = tuple((t._shape, t._dtype) for t in inputs)
+    out = []
+    if rule is not None:
+        for d in range(mesh_ndim):
+            sig = rule(attrs, metas, tuple(t._sbp[d] for t in inputs))
+            if sig is None:
+                break
+            if len(sig.outputs) != n_out:  # a rule written for one output: the same layout for each
+                sig = Signature(
+                    sig.inputs,
+                    sig.outputs * n_out if len(sig.outputs) == 1 else sig.outputs,
+                    local_attrs=sig.local_attrs,
+                    run=sig.run,
+                )
+            out.append(sig)
+        else:
+            return out, None
+    whole = Signature((broadcast,) * len(inputs), (broadcast,) * n_out)
+    return [whole] * mesh_ndim, _NO_RULE if rule is None else "the rule declined: boxed to broadcast"
+
+
+def _write_into(op, outputs: tuple, made: list) -> list:
+    """In-place and out=: the destination keeps its layout; the result is boxed to it and copied."""
+    for dst, src in zip(outputs, made, strict=True):
+        if dst._shape != src._shape:
+            raise RuntimeError(
+                f"{op.name}(): output with shape {list(dst._shape)} doesn't match the broadcast shape {list(src._shape)}"
+            )
+        src = box(src, dst._sbp)
+        for rank, piece in dst._pieces.items():
+            target = piece._numpy_view()
+            np.copyto(target, src._pieces[rank]._numpy_view(), casting="unsafe")
+            piece._storage._version += 1
+        dst._storage._version += 1
+    return list(outputs)
+
+
+GLOBAL = EagerGlobalInterpreter()
+
+
+class _Route:
+    """What autograd (or the default) hands ops to once global tensors exist: global inputs go to
+    the global interpreter, the rest to the eager-local one. Not an Interpreter itself, so
+    traces show the interpreter that really ran."""
+
+    name = "route"
+
+    def apply(self, op, inputs: tuple, attrs: dict, outputs: tuple | None = None) -> tuple:
+        for t in inputs:
+            if type(t) is GlobalTensor:
+                return GLOBAL.apply(op, inputs, attrs, outputs)
+        if outputs is not None:
+            for t in outputs:
+                if type(t) is GlobalTensor:
+                    return GLOBAL.apply(op, inputs, attrs, outputs)
+        return EAGER.apply(op, inputs, attrs, outputs)
+
+
+_ROUTE = _Route()
+
+
+def activate() -> None:
+    """Send global inputs to the global interpreter from now on (idempotent)."""
+    default = _interp.default_interpreter()
+    if default is EAGER:
+        _interp.set_default_interpreter(_ROUTE)  # type: ignore[arg-type]
+    elif getattr(default, "inner", None) is EAGER:
+        default.inner = _ROUTE
