@@ -15,6 +15,7 @@ in one process.
 from ...dispatch import sbp
 from .api import TENSOR_METHODS, distribute, to_global, to_local
 from .boxing import box
+from .checkpoint import load, save
 from .comm import current_world, simulated_world
 from .factories import like
 from .global_tensor import GlobalTensor, is_global
@@ -23,5 +24,5 @@ from .placement import placement
 
 __all__ = [
     "GLOBAL", "TENSOR_METHODS", "EagerGlobalInterpreter", "GlobalTensor", "box", "current_world", "distribute", "is_global", "like",
-    "placement", "sbp", "simulated_world", "to_global", "to_local",
+    "load", "placement", "save", "sbp", "simulated_world", "to_global", "to_local",
 ]  # fmt: skip
