@@ -1,7 +1,7 @@
 """Global tensors: one logical tensor laid out over the ranks of a placement (OneFlow's global
 tensors, PyTorch's DTensor), run by the eager-global interpreter, boxed between layouts with
 collectives, differentiable throughout. ``simulated_world(n)`` runs the same code with n ranks
-in one process.
+in one process. ``save``/``load`` write and read sharded checkpoints (``checkpoint.py``).
 
 >>> import ember
 >>> from ember.distributed.tensor import simulated_world, distribute

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import mmap
 import os
 
@@ -144,18 +145,32 @@ def _check_record(op: str, where: str, i: int, record: object) -> None:
             or not all(int_list(r) and len(r) == 2 and 0 <= r[0] <= r[1] <= n for r, n in zip(box, shape, strict=False))
             or type(piece.get("file")) is not str
             or os.path.basename(piece["file"]) != piece["file"]  # a file of this folder, never a path out of it
+            or piece["file"].startswith(".")
             or type(piece.get("entry")) is not str
             or type(piece.get("sha256")) is not str
         ):
             raise bad(op, where, f"tensor {key!r}: malformed piece {piece!r:.120}")
-        volume += int(np.prod([b - a for a, b in box]))
+        volume += math.prod(b - a for a, b in box)
         boxes.append(box)
-    for a in range(len(boxes)):
-        for b in range(a + 1, len(boxes)):
-            if _overlap(boxes[a], boxes[b]) is not None:
-                raise bad(op, where, f"tensor {key!r}: pieces {boxes[a]} and {boxes[b]} overlap")
-    if volume != int(np.prod(shape)):
-        raise bad(op, where, f"tensor {key!r}: its pieces cover {volume} of its {int(np.prod(shape))} elements")
+    clash = _overlapping(boxes)
+    if clash is not None:
+        raise bad(op, where, f"tensor {key!r}: pieces {boxes[clash[0]]} and {boxes[clash[1]]} overlap")
+    if volume != math.prod(shape):
+        raise bad(op, where, f"tensor {key!r}: its pieces cover {volume} of its {math.prod(shape)} elements")
+
+
+def _overlapping(boxes: list) -> tuple[int, int] | None:
+    """Two pieces that share an element, if any (all pairs at once: a checkpoint of many ranks
+    has many pieces)."""
+    if len(boxes) < 2:
+        return None
+    array = np.array(boxes, dtype=np.int64).reshape(len(boxes), -1, 2)
+    low = np.maximum(array[:, None, :, 0], array[None, :, :, 0])
+    high = np.minimum(array[:, None, :, 1], array[None, :, :, 1])
+    shared = np.all(low < high, axis=-1)
+    np.fill_diagonal(shared, False)
+    found = np.argwhere(shared)
+    return (int(found[0][0]), int(found[0][1])) if len(found) else None
 
 
 def _overlap(a: list, b: list) -> list | None:

@@ -8,7 +8,7 @@ plain values, or a module (its ``state_dict()``), and writes the folder ``path``
   a broadcast mesh dimension, is written once, by the rank at coordinate 0 of those dimensions.
   A partial tensor is reduced first (boxed to broadcast on its partial mesh dimensions: a
   collective), so every shard holds values, never partial sums. Local tensors are written whole
-  by rank 0.
+  by rank 0, and plain values are rank 0's.
 - ``index.json``, written by rank 0 once every rank has written its shard (a barrier):
   logical shapes, dtypes, placements, SBP, the object tree, and for each piece its file, its
   slice of the logical tensor and the sha256 of its bytes; the index carries its own sha256.
@@ -76,7 +76,7 @@ def save(obj: object, path: str | os.PathLike) -> None:
     """Write ``obj`` (a dict of global/local tensors and plain values, or a module) as a sharded
     checkpoint in the folder ``path``. Every rank calls it (the partial tensors' reduction and the
     final barrier are collectives); see the module docstring."""
-    if callable(getattr(obj, "state_dict", None)):
+    if _is_module(obj):
         obj = obj.state_dict(keep_vars=True)
     folder = os.fspath(path)
     encoder = TreeEncoder()
@@ -110,6 +110,12 @@ def save(obj: object, path: str | os.PathLike) -> None:
         from ..collectives import barrier
 
         barrier()  # nobody loads before the index is there
+
+
+def _is_module(obj: object) -> bool:
+    """An nn.Module (duck-typed: distributed sits below nn): its parameters themselves are saved
+    and filled, through ``state_dict(keep_vars=True)``."""
+    return callable(getattr(obj, "state_dict", None)) and callable(getattr(obj, "named_parameters", None))
 
 
 def _world_of(tensors: list):
@@ -233,7 +239,7 @@ def load(path: str | os.PathLike, into: object = None, *, strict: bool = True) -
     if into is None:
         tensors = [_whole(shards, record) for record in index["tensors"]]
         return _decode(index, tensors, folder)
-    target = into.state_dict(keep_vars=True) if callable(getattr(into, "state_dict", None)) else into
+    target = into.state_dict(keep_vars=True) if _is_module(into) else into
     source = _decode(index, [_Saved(r) for r in index["tensors"]], folder)
     fills: list = []
     assigns: list = []

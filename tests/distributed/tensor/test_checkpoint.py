@@ -6,6 +6,7 @@ Each check compares the loaded logical tensor with the NumPy array that was save
 
 from __future__ import annotations
 
+import copy
 import itertools
 import json
 import os
@@ -16,6 +17,7 @@ import pytest
 import ember
 from ember.dispatch.sbp import broadcast, partial_max, partial_sum, split
 from ember.distributed.tensor import distribute, load, save, simulated_world
+from ember.distributed.tensor._checkpoint_index import index_bytes
 
 LAYOUTS_1D = [split(0), split(1), broadcast, partial_sum]
 LAYOUTS_2D = list(itertools.product(LAYOUTS_1D, repeat=2))
@@ -213,6 +215,23 @@ def test_truncated_and_tampered_index(saved):
         load(saved)
 
 
+def test_an_index_rewritten_with_a_valid_checksum_is_still_checked(saved):
+    where = saved / "index.json"
+    original = json.loads(where.read_text())["index"]
+    for change, what in [
+        (lambda w: w["pieces"].pop(), "cover 6 of its 12 elements"),
+        (lambda w: w["pieces"][1].update(slice=[[1, 3], [0, 3]]), r"\[\[0, 2\], \[0, 3\]\] and \[\[1, 3\], \[0, 3\]\] overlap"),
+        (lambda w: w["pieces"][0].update(slice=[[0, 2], [0, 4]]), "malformed piece"),
+        (lambda w: w["pieces"][0].update(file="../elsewhere.safetensors"), "malformed piece"),
+        (lambda w: w.update(dtype="float33"), "known dtype"),
+    ]:
+        index = copy.deepcopy(original)
+        change(next(r for r in index["tensors"] if r["key"] == "w"))
+        where.write_bytes(index_bytes(index))
+        with pytest.raises(ValueError, match=f"index.json: tensor 'w'.*{what}"):
+            load(saved)
+
+
 def test_truncated_and_tampered_shard(saved):
     where = saved / "rank-00001.safetensors"
     data = where.read_bytes()
@@ -250,6 +269,9 @@ def test_strict_names_missing_and_unexpected_keys(saved):
         assert target["step"] == 0
         load(saved, target, strict=False)
         assert target["step"] == 1 and target["extra"].tolist() == [0.0, 0.0]
+        nested = {"model": {"w": target["w"], "more": [ember.zeros(1)]}}
+        with pytest.raises(KeyError, match=r"missing from the checkpoint \['model'\].*not in the target \['w', 'b', 'step'\]"):
+            load(saved, nested)
         np.testing.assert_array_equal(target["w"].numpy(), _array((4, 3), 12))
 
 
@@ -259,3 +281,12 @@ def test_save_refuses_strings_and_unsupported_objects(tmp_path):
     with pytest.raises(TypeError, match="cannot save"):
         save({"f": len}, tmp_path)
     assert not (tmp_path / "index.json").exists()
+
+
+def test_strict_names_nested_paths(tmp_path):
+    save({"opt": {"lr": 0.5, "state": [ember.ones(2), ember.ones(3)]}}, tmp_path)
+    target = {"opt": {"lr": 0.1, "state": [ember.zeros(2)], "momentum": 0.9}}
+    with pytest.raises(KeyError, match=r"\['opt.momentum'\].*\['opt.state.1'\]"):
+        load(tmp_path, target)
+    load(tmp_path, target, strict=False)
+    assert target["opt"]["lr"] == 0.5 and target["opt"]["state"][0].tolist() == [1.0, 1.0] and target["opt"]["momentum"] == 0.9
