@@ -60,6 +60,7 @@ from ...interop._checkpoint_tree import TreeEncoder, decode
 from ...interop._safetensors_file import TO_SAFETENSORS, Entry, encode_header, layout, save_atomically
 from . import layout as _layout
 from ._checkpoint_index import FORMAT, INDEX_NAME, VERSION, Shards, bad, index_bytes, read_index, sbp_text, shard_name
+from .boxing import box
 from .global_tensor import GlobalTensor
 
 __all__ = ["load", "save"]
@@ -75,7 +76,14 @@ _LOAD = "ember.distributed.tensor.load()"
 def save(obj: object, path: str | os.PathLike) -> None:
     """Write ``obj`` (a dict of global/local tensors and plain values, or a module) as a sharded
     checkpoint in the folder ``path``. Every rank calls it (the partial tensors' reduction and the
-    final barrier are collectives); see the module docstring."""
+    final barrier are collectives); see the module docstring.
+
+    >>> import tempfile, ember
+    >>> folder = tempfile.mkdtemp()
+    >>> save({"w": ember.ones(2), "step": 1}, folder)  # local tensors only: no world needed
+    >>> load(folder)
+    {'w': tensor([1., 1.]), 'step': 1}
+    """
     if _is_module(obj):
         obj = obj.state_dict(keep_vars=True)
     folder = os.fspath(path)
@@ -101,9 +109,12 @@ def save(obj: object, path: str | os.PathLike) -> None:
     if world is not None and world.name == "mpi":
         written = _gather_to_rank0(written, world)
     if world is None or world.name != "mpi" or world.rank == 0:
+        pieces: dict[int, list] = {}
+        for (i, _), piece in sorted(written.items()):  # by tensor, then rank
+            pieces.setdefault(i, []).append(piece)
         index = {
             "format": FORMAT, "version": VERSION, "world_size": 1 if world is None else world.size, "root": root,
-            "tensors": [_record(i, key, t, written) for i, (key, t) in enumerate(zip(keys, tensors, strict=True))],
+            "tensors": [_record(key, t, pieces.get(i, [])) for i, (key, t) in enumerate(zip(keys, tensors, strict=True))],
         }  # fmt: skip
         _write_bytes(os.path.join(folder, INDEX_NAME), index_bytes(index))
     if world is not None and world.name == "mpi":
@@ -136,8 +147,6 @@ def _world_of(tensors: list):
 def _reduced(t: GlobalTensor) -> GlobalTensor:
     if not any(e.is_partial for e in t._sbp):
         return t
-    from .boxing import box
-
     return box(t, tuple(broadcast if e.is_partial else e for e in t._sbp))
 
 
@@ -158,6 +167,7 @@ def _write_shard(folder: str, rank: int, tensors: list, keys: list) -> dict:
     """Write ``rank``'s shard; returns {(tensor index, rank): piece record}."""
     entries = []
     records = {}
+    taken: set[str] = set()
     name = shard_name(rank)
     for i, (key, t) in enumerate(zip(keys, tensors, strict=True)):
         where = _writes(t, rank)
@@ -168,6 +178,9 @@ def _write_shard(folder: str, rank: int, tensors: list, keys: list) -> dict:
         data = array.reshape(-1).view(np.uint8)
         box = [[s.start, s.stop] for s in where]
         entry_name = f"{key}[{','.join(f'{a}:{b}' for a, b in box)}]"
+        if entry_name in taken:  # keys that look like entry names ("a[0:2]"): never two entries of one name
+            entry_name = f"{entry_name}#{i}"
+        taken.add(entry_name)
         st_dtype = TO_SAFETENSORS.get(t._dtype)
         shape = list(array.shape) if st_dtype is not None else [data.size]
         entries.append(Entry(entry_name, st_dtype or "U8", shape, data.size, data, t._dtype.numpy_dtype.alignment))
@@ -191,8 +204,7 @@ def _gather_to_rank0(written: dict, world) -> dict:
     return merged
 
 
-def _record(i: int, key: str, t: Tensor, written: dict) -> dict:
-    pieces = [piece for (j, _), piece in sorted(written.items()) if j == i]
+def _record(key: str, t: Tensor, pieces: list) -> dict:
     record: dict[str, Any] = {
         "key": key,
         "shape": list(t._shape),
@@ -232,7 +244,15 @@ class _Saved:
 def load(path: str | os.PathLike, into: object = None, *, strict: bool = True) -> Any:
     """Read the sharded checkpoint in the folder ``path``: into ``into`` (a dict as saved, or a
     module), in place and in its layouts, which it returns; or, with no ``into``, as the saved
-    object with every tensor whole and local. See the module docstring."""
+    object with every tensor whole and local. See the module docstring.
+
+    >>> import tempfile, ember
+    >>> folder = tempfile.mkdtemp()
+    >>> save({"w": ember.arange(3.0), "lr": 0.1}, folder)
+    >>> target = {"w": ember.zeros(3), "lr": 0.5}
+    >>> load(folder, target) is target, target
+    (True, {'w': tensor([0., 1., 2.]), 'lr': 0.1})
+    """
     folder = os.fspath(path)
     index = read_index(folder, _LOAD)
     shards = Shards(folder, _LOAD)
