@@ -6,7 +6,8 @@
 inline, tensors as ``{"tensor": i}``; ``ember.save``'s tree) and, for each tensor, its logical
 shape and dtype, its placement and SBP (null for a local tensor) and its pieces: the shard file,
 the safetensors entry, the slice of the logical tensor (``[[start, stop], ...]``) and the sha256
-of the piece's bytes. The pieces of a tensor tile it exactly.
+of each block of ``block_rows`` rows (dim 0) of the piece's bytes, so that a reader checks just
+the blocks it reads. The pieces of a tensor tile it exactly.
 
 >>> sbp_from_text(sbp_text((split(1), broadcast, partial_max)))
 (sbp.split(dim=1), sbp.broadcast, sbp.partial_max)
@@ -28,21 +29,14 @@ from ...interop._safetensors_file import Source, check_entries, check_metadata, 
 from .placement import placement as Placement
 
 __all__ = [
-    "FORMAT",
-    "INDEX_NAME",
-    "VERSION",
-    "Shards",
-    "bad",
-    "index_bytes",
-    "read_index",
-    "sbp_from_text",
-    "sbp_text",
+    "BLOCK_BYTES", "FORMAT", "INDEX_NAME", "VERSION", "Shards", "bad", "digests", "index_bytes", "read_index", "sbp_from_text", "sbp_text",
     "shard_name",
-]
+]  # fmt: skip
 
 FORMAT = "ember-sharded"
 VERSION = 1
 INDEX_NAME = "index.json"
+BLOCK_BYTES = 4 << 20  # a piece is checksummed in blocks of rows of about this size
 DTYPES = {d.name: d for d in _dt.ALL_DTYPES}
 _PARTIALS = {"P(sum)": partial_sum, "P(max)": partial_max, "P(min)": partial_min}
 
@@ -131,8 +125,9 @@ def _check_record(op: str, where: str, i: int, record: object) -> None:
     if record.get("placement") is not None:
         try:
             p = record["placement"]
-            record["_placement"] = Placement(p["type"], p["ranks"])
-            record["_sbp"] = sbp_from_text(record["sbp"])
+            mesh = Placement(p["type"], p["ranks"])
+            if len(sbp_from_text(record["sbp"])) != mesh.ndim:
+                raise ValueError(f"{len(record['sbp'])} sbp entries for a {mesh.ndim}-d mesh")
         except (KeyError, TypeError, ValueError) as e:
             raise bad(op, where, f"tensor {key!r}: bad placement or sbp ({e})") from None
     volume = 0
@@ -147,7 +142,11 @@ def _check_record(op: str, where: str, i: int, record: object) -> None:
             or os.path.basename(piece["file"]) != piece["file"]  # a file of this folder, never a path out of it
             or piece["file"].startswith(".")
             or type(piece.get("entry")) is not str
-            or type(piece.get("sha256")) is not str
+            or type(piece.get("block_rows")) is not int
+            or piece["block_rows"] < 1
+            or type(piece.get("sha256")) is not list
+            or not all(type(h) is str for h in piece["sha256"])
+            or len(piece["sha256"]) != -(-((box[0][1] - box[0][0]) if box else 1) // piece["block_rows"])
         ):
             raise bad(op, where, f"tensor {key!r}: malformed piece {piece!r:.120}")
         volume += math.prod(b - a for a, b in box)
@@ -184,14 +183,31 @@ def _overlap(a: list, b: list) -> list | None:
     return out
 
 
+def _rows(array: np.ndarray) -> np.ndarray:
+    """The array as a 2-d array of its dim-0 rows (a 0-d array: one row of one element)."""
+    if array.ndim == 0:
+        return array.reshape(1, 1)
+    return array.reshape(array.shape[0], math.prod(array.shape[1:]))
+
+
+def digests(array: np.ndarray) -> tuple[int, list[str]]:
+    """A contiguous piece's checksums: rows of dim 0 in blocks of about ``BLOCK_BYTES`` (a 0-d
+    piece is one block of one row); returns (rows per block, the sha256 of each block)."""
+    flat = _rows(array)
+    block = max(1, BLOCK_BYTES // max(1, flat.shape[1] * flat.itemsize))
+    return block, [hashlib.sha256(flat[b : b + block].view(np.uint8)).hexdigest() for b in range(0, len(flat), block)]
+
+
 class Shards:
-    """The shard files of one checkpoint, opened (mapped read-only) on first use; each piece's
-    bytes are checked against the index's sha256 once, when it is first read."""
+    """The shard files of one checkpoint, opened (mapped read-only) on first use. A piece's bytes
+    are checked in blocks of rows (``digests``), each once, when first read: a rank that needs a
+    few rows of a saved piece reads and checks only the blocks that hold them."""
 
     def __init__(self, folder: str, op: str) -> None:
         self.folder, self.op = folder, op
         self._files: dict[str, tuple] = {}
-        self._checked: dict[tuple, np.ndarray] = {}
+        self._arrays: dict[tuple, np.ndarray] = {}
+        self._checked: set[tuple] = set()
 
     def _open(self, name: str) -> tuple:
         found = self._files.get(name)
@@ -213,12 +229,29 @@ class Shards:
         found = self._files[name] = (where, entries, data_start, np.frombuffer(mapping, np.uint8))
         return found
 
-    def piece(self, record: dict, piece: dict) -> np.ndarray:
-        """The saved piece as an array of its slice's shape (read-only, checked)."""
+    def piece(self, record: dict, piece: dict, rows: tuple[int, int]) -> np.ndarray:
+        """The saved piece as an array of its slice's shape (read-only), with the blocks that hold
+        its ``rows`` (along dim 0, local to the piece; a 0-d piece has one row) checked."""
         key = (piece["file"], piece["entry"])
-        found = self._checked.get(key)
-        if found is not None:
-            return found
+        found = self._arrays.get(key)
+        if found is None:
+            found = self._arrays[key] = self._map(record, piece)
+        flat = _rows(found)
+        block = piece["block_rows"]
+        for b in range(rows[0] // block, -(-rows[1] // block)):
+            if (key, b) in self._checked:
+                continue
+            if hashlib.sha256(flat[b * block : (b + 1) * block].view(np.uint8)).hexdigest() != piece["sha256"][b]:
+                raise bad(
+                    self.op,
+                    os.path.join(self.folder, piece["file"]),
+                    f"entry {piece['entry']!r} of {record.get('key')!r} fails its sha256 check in rows from {b * block}: "
+                    "the piece was changed or corrupted",
+                )
+            self._checked.add((key, b))
+        return found
+
+    def _map(self, record: dict, piece: dict) -> np.ndarray:
         where, entries, data_start, data = self._open(piece["file"])
         entry = entries.get(piece["entry"])
         name = record.get("key")
@@ -231,19 +264,14 @@ class Shards:
         dtype = DTYPES[record["dtype"]]
         shape = [b - a for a, b in piece["slice"]]
         _, _, begin, end = entry
-        if end - begin != int(np.prod(shape)) * dtype.itemsize:
+        need = math.prod(shape) * dtype.itemsize
+        if end - begin != need:
             raise bad(
                 self.op,
                 where,
-                f"entry {piece['entry']!r} holds {end - begin} bytes; {name!r}'s piece {shape} of {dtype.name} needs {int(np.prod(shape)) * dtype.itemsize}",
+                f"entry {piece['entry']!r} holds {end - begin} bytes; {name!r}'s piece {shape} of {dtype.name} needs {need}",
             )
-        raw = data[data_start + begin : data_start + end]
-        if hashlib.sha256(raw).hexdigest() != piece["sha256"]:
-            raise bad(
-                self.op, where, f"entry {piece['entry']!r} of {name!r} fails its sha256 check: the piece was changed or corrupted"
-            )
-        found = self._checked[key] = raw.view(dtype.numpy_dtype).reshape(shape)
-        return found
+        return data[data_start + begin : data_start + end].view(dtype.numpy_dtype).reshape(shape)
 
     def region(self, record: dict, box: list) -> np.ndarray:
         """The region ``box`` of a saved tensor, assembled from the saved pieces that overlap it
@@ -256,7 +284,8 @@ class Shards:
             common = _overlap(piece["slice"], box)
             if common is None:
                 continue
-            array = self.piece(record, piece)
+            first = piece["slice"][0][0] if common else 0
+            array = self.piece(record, piece, (common[0][0] - first, common[0][1] - first) if common else (0, 1))
             source = tuple(slice(lo - s[0], hi - s[0]) for (lo, hi), s in zip(common, piece["slice"], strict=True))
             target = tuple(slice(lo - b[0], hi - b[0]) for (lo, hi), b in zip(common, box, strict=True))
             out[target] = array[source]

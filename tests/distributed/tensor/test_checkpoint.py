@@ -16,8 +16,7 @@ import pytest
 
 import ember
 from ember.dispatch.sbp import broadcast, partial_max, partial_sum, split
-from ember.distributed.tensor import distribute, load, save, simulated_world
-from ember.distributed.tensor._checkpoint_index import index_bytes
+from ember.distributed.tensor import _checkpoint_index as checkpoint_index, distribute, load, save, simulated_world
 
 LAYOUTS_1D = [split(0), split(1), broadcast, partial_sum]
 LAYOUTS_2D = list(itertools.product(LAYOUTS_1D, repeat=2))
@@ -227,7 +226,7 @@ def test_an_index_rewritten_with_a_valid_checksum_is_still_checked(saved):
     ]:
         index = copy.deepcopy(original)
         change(next(r for r in index["tensors"] if r["key"] == "w"))
-        where.write_bytes(index_bytes(index))
+        where.write_bytes(checkpoint_index.index_bytes(index))
         with pytest.raises(ValueError, match=f"index.json: tensor 'w'.*{what}"):
             load(saved)
 
@@ -243,6 +242,23 @@ def test_truncated_and_tampered_shard(saved):
     where.write_bytes(bytes(tampered))
     with pytest.raises(ValueError, match=r"rank-00001.safetensors.*'w\[2:4,0:3\]'.*sha256"):
         load(saved)
+
+
+def test_a_reader_checks_only_the_blocks_it_reads(tmp_path, monkeypatch):
+    monkeypatch.setattr(checkpoint_index, "BLOCK_BYTES", 64)  # 4 rows of 4 float32 a block
+    array = _array((10, 4), 13)
+    save({"w": ember.tensor(array)}, tmp_path)
+    index = checkpoint_index.read_index(str(tmp_path), "test")
+    (record,) = index["tensors"]
+    assert record["pieces"][0]["block_rows"] == 4 and len(record["pieces"][0]["sha256"]) == 3
+    where = tmp_path / "rank-00000.safetensors"
+    data = bytearray(where.read_bytes())
+    data[-1] ^= 0x01  # the last row: the third block
+    where.write_bytes(bytes(data))
+    shards = checkpoint_index.Shards(str(tmp_path), "test")
+    np.testing.assert_array_equal(shards.region(record, [[2, 7], [1, 3]]), array[2:7, 1:3])
+    with pytest.raises(ValueError, match=r"rank-00000\.safetensors.*sha256 check in rows from 8"):
+        shards.region(record, [[7, 9], [0, 4]])
 
 
 def test_shape_and_dtype_mismatch_leave_the_target_alone(saved):
