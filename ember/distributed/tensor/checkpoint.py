@@ -24,8 +24,9 @@ replaced. ``load(path)`` with no ``into`` needs neither MPI nor a world: it retu
 object with every tensor whole and local (OneFlow's ``flow.load`` of a sharded save, PyTorch's
 ``dcp_to_torch_save``). A shape or dtype that differs from the target, a key missing from the
 checkpoint or from the target (``strict=True``, the default), a missing or truncated file, or a
-piece or index whose bytes were changed raises an error naming the path and key; the target is
-checked whole before anything is written into it.
+piece or index whose bytes were changed raises an error naming the path and key. The index, the
+keys, shapes and dtypes are checked before anything is written into the target; a piece's bytes
+are checked when read, so a corrupt piece stops the load with the tensors before it filled.
 
 In a simulated world one process hosts every rank and writes every rank's shard, by the same code.
 
