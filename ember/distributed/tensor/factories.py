@@ -62,7 +62,7 @@ def factory(op: str, placement, sbp, shape: tuple, dtype, build=None, whole: Ten
         if _zeroed(sbp, coord):
             pieces[rank] = from_numpy(np.zeros(piece_shape, dtype.numpy_dtype))
         elif whole is not None:
-            pieces[rank] = from_numpy(np.ascontiguousarray(array[where]))
+            pieces[rank] = from_numpy(np.array(array[where]))  # a copy: ranks never share memory
         else:
             pieces[rank] = build(piece_shape)
     return make_global(pieces, shape, dtype, placement, sbp, world)
