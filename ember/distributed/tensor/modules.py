@@ -38,7 +38,9 @@ def _layouts(sbp, names: list[str], fn: str) -> Callable:
         return lambda name, t: sbp.get(name, broadcast)
     if callable(sbp):
         return lambda name, t: sbp(name, t)
-    raise TypeError(f"{fn}(): sbp must be an sbp, a tuple of them, a dict by parameter name or a callable, got {type(sbp).__name__}")
+    raise TypeError(
+        f"{fn}(): sbp must be an sbp, a tuple of them, a dict by parameter name or a callable, got {type(sbp).__name__}"
+    )
 
 
 def _leaf(t, placement, sbp, requires_grad: bool) -> GlobalTensor:
@@ -64,7 +66,9 @@ def module_to_global(module, placement, sbp=None):
     """
     fn = "Module.to_global"
     placement = check_placement(placement, current_world(), fn)
-    names = [n for n, _ in module.named_parameters(remove_duplicate=False)] + [n for n, _ in module.named_buffers(remove_duplicate=False)]
+    names = [n for n, _ in module.named_parameters(remove_duplicate=False)] + [
+        n for n, _ in module.named_buffers(remove_duplicate=False)
+    ]
     layout_of = _layouts(sbp, names, fn)
     done: dict[int, GlobalTensor] = {}  # a shared parameter becomes one global tensor
     for prefix, mod in module.named_modules(remove_duplicate=False):
