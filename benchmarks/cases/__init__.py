@@ -11,9 +11,10 @@ from . import (
     memory,
     multiprocessing,
     ops,
+    tensor_parallel,
     tensorproto,
     training,
     views,
 )
 
-__all__ = ["checkpoint", "ddp", "distributed", "dlpack", "fusion", "graph", "interop", "memory", "multiprocessing", "ops", "tensorproto", "training", "views"]
+__all__ = ["checkpoint", "ddp", "distributed", "dlpack", "fusion", "graph", "interop", "memory", "multiprocessing", "ops", "tensor_parallel", "tensorproto", "training", "views"]

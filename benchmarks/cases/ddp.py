@@ -43,13 +43,13 @@ STEP_TIMEOUT_S = 60
 class Job:
     """A running job of ``n`` ranks of the worker in ``mode``, driven through FIFOs."""
 
-    def __init__(self, mode: str, n: int) -> None:
+    def __init__(self, mode: str, n: int, worker: str = WORKER) -> None:
         self.mode, self.n = mode, n
         self.folder = tempfile.mkdtemp(prefix=f"ember-ddp-bench-{mode}-{n}-")
         for name in ["result", *(f"cmd-{r}" for r in range(n))]:
             os.mkfifo(os.path.join(self.folder, name))
         env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONPATH=ROOT)
-        cmd = [sys.executable, "-m", "ember.distributed.run", "-n", str(n), WORKER, "--mode", mode, "--fifo-dir", self.folder]
+        cmd = [sys.executable, "-m", "ember.distributed.run", "-n", str(n), worker, "--mode", mode, "--fifo-dir", self.folder]
         self.log = open(os.path.join(self.folder, "log"), "w+")  # noqa: SIM115 - read when the job fails
         self.proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
         self.result = os.open(os.path.join(self.folder, "result"), os.O_RDONLY | os.O_NONBLOCK)

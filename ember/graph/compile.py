@@ -37,7 +37,7 @@ from ..dispatch.interpreter import interpreter_scope
 from ..ops import functional as F
 from .gradients import gradients
 from .graph import Graph, _stack
-from .lazy import LazyInterpreter
+from .lazy import LazyInterpreter, refuse_global
 from .run.plan import Plan
 from .run.static import ArrayPlan, NotStatic, wrap
 from .session import compile_plan
@@ -62,6 +62,8 @@ class _Tracer(LazyInterpreter):
     def capture(self, t):
         if isinstance(t, GraphTensor):
             return super().capture(t)
+        if t.is_global:  # a global parameter or state the function uses
+            refuse_global("ember.compile", t)
         hit = self.current.get(id(t))
         if hit is not None and hit[0] is t:
             return hit[1]
@@ -168,6 +170,9 @@ class CompiledFunction:
         self.traces = 0  # how many times a signature was traced (retracing is visible here)
 
     def __call__(self, *args, **kwargs):
+        for a in _flat(args, kwargs):
+            if isinstance(a, Tensor) and a.is_global:
+                refuse_global("ember.compile", a)
         key = _signature(args, kwargs, grad_mode.is_grad_enabled())
         runner = self._runners.get(key)
         if runner is None:

@@ -30,6 +30,14 @@ __all__ = ["LazyInterpreter", "const_node", "is_tracing"]
 _IMMUTABLE = {"Placeholder", "PlaceholderWithDefault", "Const", "VariableV2"}
 
 
+
+def refuse_global(where: str, t) -> None:
+    """Graph mode has no global tensors yet: say so rather than bake one rank's view into a plan."""
+    raise NotImplementedError(
+        f"{where} does not support global tensors yet (got one of shape {list(t._shape)} on {t.placement!r} with sbp {t.sbp}): "
+        "run global tensors eagerly, or give the graph local tensors (x.to_local())"
+    )
+
 class LazyInterpreter(Interpreter):
     """Records each primitive as an Operation of ``graph``."""
 
@@ -76,6 +84,8 @@ class LazyInterpreter(Interpreter):
             if t._op.graph is not self.graph:
                 raise ValueError(f"Tensor {t!r} must be from the same graph as the operation it feeds ({self.graph!r}); it is from another graph.")
             return t
+        if t.is_global:
+            refuse_global("a graph", t)
         graph = self.graph
         hit = graph._captured.get(id(t))
         if hit is not None and hit[0] is t:

@@ -13,7 +13,7 @@ from .._core import dtype as _dt
 from .._core.shape import broadcast_shapes
 from .._core.tensor import Tensor, tensor
 from .graph import Graph, Operation, get_default_graph, in_graph_scope, session_for
-from .lazy import LazyInterpreter, const_node
+from .lazy import LazyInterpreter, const_node, refuse_global
 from .symbolic import TensorShape, as_shape, probe_shape
 from .tensor import GraphTensor
 
@@ -48,6 +48,8 @@ def _as_eager(value, dtype, op: str) -> Tensor:
     if isinstance(value, GraphTensor):
         raise TypeError(f"{op}(): the value must be a Python/NumPy value or an eager tensor, not the graph tensor {value.name}")
     if isinstance(value, Tensor):
+        if value.is_global and in_graph_scope():
+            refuse_global(f"graph mode's {op}()", value)
         return value if dtype is None or value._dtype is dtype else value.to(dtype)
     if dtype is None:
         return tensor(value)

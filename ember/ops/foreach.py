@@ -16,6 +16,8 @@ whole road of an op (checks, inference, version bump) for a few microseconds of 
 from __future__ import annotations
 
 from ..dispatch import OpExpr, dispatch
+from ..dispatch.sbp import Signature, broadcast
+from .creation.factories import full
 
 __all__ = ["foreach_adam_", "foreach_add_"]
 
@@ -23,6 +25,18 @@ __all__ = ["foreach_adam_", "foreach_add_"]
 _FOREACH_ADD = OpExpr("foreach_add_alpha", ("self", "other"), ("self",))
 _FOREACH_ADD.differentiable = False  # an optimizer's update, under no_grad (PyTorch's are not differentiable either)
 _FOREACH_ADD.attr_key = lambda attrs: type(attrs["alpha"])  # the rule reads alpha's type, never its value
+
+
+def _foreach_add_sbp(attrs, metas, sbps) -> Signature | None:
+    """Each tensor keeps its own layout; what is added to it is boxed to that layout."""
+    n = len(sbps) // 2
+    own = sbps[:n]
+    if any(e.is_partial for e in own):
+        return None
+    return Signature(own + own, own)
+
+
+_FOREACH_ADD.tag(sbp=_foreach_add_sbp)
 
 
 @_FOREACH_ADD.shape_rule
@@ -58,6 +72,29 @@ def foreach_add_(tensors: list, others: list, alpha: float = 1) -> None:
 _FOREACH_ADAM = OpExpr("foreach_adam", ("params", "grads", "exp_avgs", "exp_avg_sqs", "steps"), ("params", "exp_avgs", "exp_avg_sqs", "steps"))
 _FOREACH_ADAM.differentiable = False
 _FOREACH_ADAM.attr_key = lambda attrs: attrs["amsgrad"]  # the rule reads only how the inputs are grouped
+
+
+def _foreach_adam_sbp(attrs, metas, sbps) -> Signature | None:
+    """Each parameter keeps its layout; its gradient and moments are boxed to it (a partial
+    gradient is all-reduced: data parallel's step); the step counts are whole."""
+    groups = 6 if attrs["amsgrad"] else 5
+    n = len(sbps) // groups
+    own = sbps[:n]
+    if any(e.is_partial for e in own):
+        return None
+    steps = (broadcast,) * n
+    extra = own if attrs["amsgrad"] else ()
+    return Signature(own * 4 + steps + extra, own * 3 + steps + extra, run=_adam_in_place)
+
+
+def _adam_in_place(apply, pieces: tuple, attrs: dict, info: dict) -> tuple:
+    """A rank's step, in place as the kernel expects (it reads the state it updates)."""
+    n = len(pieces) // (6 if attrs["amsgrad"] else 5)
+    written = pieces[:n] + pieces[2 * n :]
+    return dispatch(_FOREACH_ADAM, pieces, attrs, written)
+
+
+_FOREACH_ADAM.tag(sbp=_foreach_adam_sbp)
 
 
 @_FOREACH_ADAM.shape_rule
@@ -97,6 +134,21 @@ def foreach_adam_(params, grads, exp_avgs, exp_avg_sqs, steps, max_exp_avg_sqs=N
     if not lists[0]:
         return
     attrs = {**numbers, "decoupled": bool(decoupled_weight_decay), "maximize": bool(maximize), "amsgrad": amsgrad}
+    first = lists[0][0]
+    if first.is_global and not all(s.is_global for s in lists[4]):
+        # global parameters beside an optimizer's local step counts (0-d, the same on every rank):
+        # the kernel counts global copies, made whole on every rank, and the local counts follow
+        local_steps = lists[4]
+        whole = (broadcast,) * first.placement.ndim
+        lists[4] = tuple(full((), s.item(), dtype=s._dtype, placement=first.placement, sbp=whole) for s in local_steps)
+        _adam(lists, attrs, amsgrad)
+        for s in local_steps:
+            s.add_(1)
+        return
+    _adam(lists, attrs, amsgrad)
+
+
+def _adam(lists: list, attrs: dict, amsgrad: bool) -> None:
     inputs = sum(lists, ())
     written = lists[0] + lists[2] + lists[3] + lists[4] + (lists[5] if amsgrad else ())
     dispatch(_FOREACH_ADAM, inputs, attrs, written)

@@ -17,12 +17,12 @@ from .api import TENSOR_METHODS, distribute, to_global, to_local
 from .boxing import box
 from .checkpoint import load, save
 from .comm import current_world, simulated_world
-from .factories import like
+from .factories import factory, like
 from .global_tensor import GlobalTensor, is_global
 from .interpreter import GLOBAL, EagerGlobalInterpreter
 from .placement import placement
 
 __all__ = [
-    "GLOBAL", "TENSOR_METHODS", "EagerGlobalInterpreter", "GlobalTensor", "box", "current_world", "distribute", "is_global", "like",
-    "load", "placement", "save", "sbp", "simulated_world", "to_global", "to_local",
+    "GLOBAL", "TENSOR_METHODS", "EagerGlobalInterpreter", "GlobalTensor", "box", "current_world", "distribute", "factory", "is_global",
+    "like", "load", "placement", "save", "sbp", "simulated_world", "to_global", "to_local",
 ]  # fmt: skip

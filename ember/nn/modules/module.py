@@ -27,6 +27,7 @@ import numpy as np
 from ..._core import dtype as dtypes
 from ..._core.tensor import Tensor, tensor
 from ...dispatch.grad_mode import no_grad as _no_grad
+from ...dispatch.sbp import broadcast
 from ..parameter import Parameter, _set_data
 from ..utils.hooks import RemovableHandle
 
@@ -323,6 +324,14 @@ class Module:
                 if buf is not None:
                     self._buffers[name] = fn(buf)
         return self
+
+    def to_global(self, placement, sbp=None) -> Module:
+        """Every parameter and buffer as a global tensor on ``placement``: ``sbp`` is one layout for
+        all, a dict by dotted name (others broadcast) or ``fn(name, tensor) -> layout``; None is
+        broadcast. See ``ember.distributed.tensor.modules``."""
+        from ...distributed.tensor.modules import module_to_global
+
+        return module_to_global(self, placement, broadcast if sbp is None else sbp)
 
     def to(self, *args, **kwargs) -> Module:
         """Move and/or cast parameters and buffers: ``to(device)``, ``to(dtype)``, ``to(tensor)``.

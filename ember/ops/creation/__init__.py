@@ -13,18 +13,20 @@ meta-device factory costs no memory. Kernels are in ``ember/kernels/cpu/creation
 from . import factories, ranges
 from ._common import (
     FILL,
+    GLOBAL_FACTORY,
     broadcastable_to,
     check_kinds,
     check_requires_grad,
     dense_strides,
     dtype_of_scalar,
     fill_into,
+    global_factory,
     memory_format,
     new_filled,
     preserved_strides,
 )
 
 __all__ = [
-    "FILL", "broadcastable_to", "check_kinds", "check_requires_grad", "dense_strides", "dtype_of_scalar", "factories",
-    "fill_into", "memory_format", "new_filled", "preserved_strides", "ranges",
+    "FILL", "GLOBAL_FACTORY", "broadcastable_to", "check_kinds", "check_requires_grad", "dense_strides", "dtype_of_scalar", "factories",
+    "fill_into", "global_factory", "memory_format", "new_filled", "preserved_strides", "ranges",
 ]  # fmt: skip

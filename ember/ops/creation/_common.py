@@ -47,6 +47,20 @@ def check_requires_grad(out: Tensor, requires_grad: bool) -> Tensor:
     return out
 
 
+# Set by ember.distributed.tensor: fn(op, placement, sbp, shape, dtype, build, whole) -> a global tensor.
+# ``build(shape)`` makes one rank's piece; ``whole`` (a local tensor of the logical value, for the
+# factories whose values depend on position or on a generator's stream) is cut into pieces instead.
+GLOBAL_FACTORY: list = [None]
+
+
+def global_factory(op: str, placement, sbp, shape: tuple, dtype, requires_grad: bool, build=None, whole: Tensor | None = None) -> Tensor:
+    """The global form of factory ``op`` (``placement=``/``sbp=`` given): see ``GLOBAL_FACTORY``."""
+    if placement is None or sbp is None:
+        missing = "sbp" if sbp is None else "placement"
+        raise TypeError(f"{op}(): a global tensor needs both placement= and sbp=, but {missing}= is missing")
+    return check_requires_grad(GLOBAL_FACTORY[0](op, placement, sbp, shape, dtype, build, whole), requires_grad)
+
+
 def memory_format(value, op: str) -> str:
     """``None`` / ``"preserve_format"`` / ``"contiguous_format"`` (or torch's objects of those
     names) as ``"preserve"`` or ``"contiguous"``."""

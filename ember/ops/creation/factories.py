@@ -18,14 +18,22 @@ from ..._core.tensor_numpy import as_tensor
 from ..._core.views import check_in_bounds
 from ..functor import functor
 from ..schema import schema_family
-from ._common import check_requires_grad, dtype_of_scalar, factory_args, memory_format, new_filled, preserved_strides
+from ._common import (
+    check_requires_grad,
+    dtype_of_scalar,
+    factory_args,
+    global_factory,
+    memory_format,
+    new_filled,
+    preserved_strides,
+)
 
 declare = schema_family("creation")
 
 
 declare(
     "empty",
-    "Tensor (IntList size, *, DType? dtype=None, Device? device=None, Bool requires_grad=False) => Empty",
+    "Tensor (IntList size, *, DType? dtype=None, Device? device=None, Bool requires_grad=False, Object placement=None, Object sbp=None) => Empty",
     differentiable=False, composite=True,
     doc="""
     An uninitialised tensor; its memory is allocated on first use (caffe2's lazy allocation),
@@ -37,14 +45,16 @@ declare(
     """,
 )
 @functor("Empty")
-def empty(size, dtype=None, device=None, requires_grad=False):
+def empty(size, dtype=None, device=None, requires_grad=False, placement=None, sbp=None):
     shape, dtype, device = factory_args("empty", size, dtype, device)
+    if placement is not None or sbp is not None:
+        return global_factory("empty", placement, sbp, shape, dtype, requires_grad, lambda s: empty_tensor(s, dtype, device))
     return check_requires_grad(empty_tensor(shape, dtype, device), requires_grad)
 
 
 declare(
     "zeros",
-    "Tensor (IntList size, *, DType? dtype=None, Device? device=None, Bool requires_grad=False) => Zeros",
+    "Tensor (IntList size, *, DType? dtype=None, Device? device=None, Bool requires_grad=False, Object placement=None, Object sbp=None) => Zeros",
     differentiable=False, op="fill",
     doc="""
     A tensor of zeros; the size as varargs or one sequence.
@@ -56,14 +66,17 @@ declare(
     """,
 )
 @functor("Zeros")
-def zeros(size, dtype=None, device=None, requires_grad=False):
+def zeros(size, dtype=None, device=None, requires_grad=False, placement=None, sbp=None):
     shape, dtype, device = factory_args("zeros", size, dtype, device)
-    return check_requires_grad(new_filled(shape, dtype, device, b"" if dtype is _dt.string else 0, "zeros"), requires_grad)
+    value = b"" if dtype is _dt.string else 0
+    if placement is not None or sbp is not None:
+        return global_factory("zeros", placement, sbp, shape, dtype, requires_grad, lambda s: new_filled(s, dtype, device, value, "zeros"))
+    return check_requires_grad(new_filled(shape, dtype, device, value, "zeros"), requires_grad)
 
 
 declare(
     "ones",
-    "Tensor (IntList size, *, DType? dtype=None, Device? device=None, Bool requires_grad=False) => Ones",
+    "Tensor (IntList size, *, DType? dtype=None, Device? device=None, Bool requires_grad=False, Object placement=None, Object sbp=None) => Ones",
     differentiable=False, op="fill",
     doc="""
     A tensor of ones; the size as varargs or one sequence.
@@ -73,14 +86,16 @@ declare(
     """,
 )
 @functor("Ones")
-def ones(size, dtype=None, device=None, requires_grad=False):
+def ones(size, dtype=None, device=None, requires_grad=False, placement=None, sbp=None):
     shape, dtype, device = factory_args("ones", size, dtype, device)
+    if placement is not None or sbp is not None:
+        return global_factory("ones", placement, sbp, shape, dtype, requires_grad, lambda s: new_filled(s, dtype, device, 1, "ones"))
     return check_requires_grad(new_filled(shape, dtype, device, 1, "ones"), requires_grad)
 
 
 declare(
     "full",
-    "Tensor (IntList size, Object fill_value, *, DType? dtype=None, Device? device=None, Bool requires_grad=False) => Full",
+    "Tensor (IntList size, Object fill_value, *, DType? dtype=None, Device? device=None, Bool requires_grad=False, Object placement=None, Object sbp=None) => Full",
     differentiable=False, op="fill",
     doc="""
     A tensor filled with fill_value; without dtype, bool -> bool, int -> int64, float -> the default dtype, complex -> the default complex dtype.
@@ -92,8 +107,11 @@ declare(
     """,
 )
 @functor("Full")
-def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+def full(size, fill_value, dtype=None, device=None, requires_grad=False, placement=None, sbp=None):
     shape, dtype, device = factory_args("full", size, dtype, device, dtype_of_scalar(fill_value))
+    if placement is not None or sbp is not None:
+        build = lambda s: new_filled(s, dtype, device, fill_value, "full")  # noqa: E731
+        return global_factory("full", placement, sbp, shape, dtype, requires_grad, build)
     return check_requires_grad(new_filled(shape, dtype, device, fill_value, "full"), requires_grad)
 
 

@@ -16,7 +16,7 @@ from ..._core.device import CPU
 from ...dispatch import OpExpr, dispatch
 from ..functor import functor
 from ..schema import schema_family
-from ._common import check_kinds, check_requires_grad
+from ._common import check_kinds, check_requires_grad, global_factory
 
 declare = schema_family("creation")
 
@@ -65,7 +65,7 @@ def arange_size(start, end, step, dtype: _dt.DType) -> int:
 
 declare(
     "arange",
-    "Tensor (Scalar? start=None, Scalar? end=None, Scalar step=1, *, DType? dtype=None, Device? device=None, Bool requires_grad=False) => Arange",
+    "Tensor (Scalar? start=None, Scalar? end=None, Scalar step=1, *, DType? dtype=None, Device? device=None, Bool requires_grad=False, Object placement=None, Object sbp=None) => Arange",
     out=True, differentiable=False,
     doc="""
     Values from start (default 0) up to end, exclusive, by step: int64 when all of them are ints, else the default dtype.
@@ -77,7 +77,7 @@ declare(
     """,
 )
 @functor("Arange")
-def arange(start=None, end=None, step=1, dtype=None, device=None, requires_grad=False, out=None):
+def arange(start=None, end=None, step=1, dtype=None, device=None, requires_grad=False, placement=None, sbp=None, out=None):
     if end is None:
         if start is None:
             raise TypeError("arange(): missing required argument 'end'")
@@ -95,6 +95,8 @@ def arange(start=None, end=None, step=1, dtype=None, device=None, requires_grad=
     if out is not None:
         attrs["device"] = out.device
         return dispatch(ARANGE, (), attrs, (out,))[0]
+    if placement is not None or sbp is not None:  # each rank's piece is cut from the whole (one vector)
+        return global_factory("arange", placement, sbp, (size,), dtype, requires_grad, whole=dispatch(ARANGE, (), attrs)[0])
     return check_requires_grad(dispatch(ARANGE, (), attrs)[0], requires_grad)
 
 

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from ..._core import dtype as _dt
 from ...dispatch import OpExpr, dispatch
+from .. import sbp_rules
 from ..common import functional as _F, grad_recording
 from ..schema import schema_family
 from .factories import cj, unary, unary_grad
@@ -55,6 +56,7 @@ unary("relu", "Relu", kinds=REAL_NO_BOOL).tag(tf_name="Relu")
 _THRESHOLD_BACKWARD = OpExpr("threshold_backward", ("grad_output", "output"), ("grad_input",))
 _THRESHOLD_BACKWARD.differentiable = False  # used only where no graph is recorded (grad mode off)
 _THRESHOLD_BACKWARD.attr_key = lambda attrs: None  # the rule reads no attribute
+_THRESHOLD_BACKWARD.tag(sbp=sbp_rules.elementwise)
 
 
 @_THRESHOLD_BACKWARD.shape_rule

@@ -14,9 +14,13 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..._core import dtype as _dt
+from ..._core.tensor_numpy import from_numpy
 from ...dispatch import OpExpr, dispatch
 from ...dispatch.interpreter import running_eagerly
+from ...dispatch.sbp import Signature, broadcast, partial_sum, split
 from ..common import functional as _F, grad_recording
 from ..functor import functor
 from ..schema import schema_family
@@ -256,6 +260,43 @@ def _ce_with_probs_grad(ctx, g, _probs_grad=None):
 
 _CE_PROBS_BACKWARD = OpExpr("cross_entropy_probs_backward", ("grad_output", "probs", "target"), ("out",))
 _CE_PROBS_BACKWARD.differentiable = False  # used only where no graph is recorded (grad mode off)
+
+
+def _rows_share(piece, rows: int, total: int):
+    """A rank's mean over its ``rows`` of ``total``, as its share of the mean over all of them."""
+    array = piece.numpy() * (rows / total) if rows else np.zeros(piece._shape, piece._dtype.numpy_dtype)
+    return from_numpy(np.asarray(array, dtype=piece._dtype.numpy_dtype))
+
+
+def _ce_with_probs_sbp(attrs, metas, sbps) -> Signature:
+    """Rows split (data parallel): each rank's mean, scaled by its share of the rows, is a partial
+    sum of the mean; the probabilities (C, N) are split by columns. Otherwise whole."""
+    x, target = sbps
+    if (x.is_split and x.dim == 0) or target.is_split:
+
+        def run(apply, pieces, a, info):
+            loss, probs = apply(_CROSS_ENTROPY_WITH_PROBS, pieces, a)
+            return _rows_share(loss, pieces[0]._shape[0], info["inputs"][0]._shape[0]), probs
+
+        return Signature((split(0), split(0)), (partial_sum, split(1)), run=run)
+    return Signature((broadcast, broadcast), (broadcast, broadcast))
+
+
+def _ce_probs_backward_sbp(attrs, metas, sbps) -> Signature:
+    """The data-parallel form of the gradient: each rank's rows, scaled by 1/N of all rows."""
+    _, probs, target = sbps
+    if (probs.is_split and probs.dim == 1) or target.is_split:
+
+        def run(apply, pieces, a, info):
+            (out,) = apply(_CE_PROBS_BACKWARD, pieces, a)
+            return (_rows_share(out, out._shape[0], info["inputs"][1]._shape[1]),)
+
+        return Signature((broadcast, split(1), split(0)), (split(0),), run=run)
+    return Signature((broadcast,) * 3, (broadcast,))
+
+
+_CROSS_ENTROPY_WITH_PROBS.tag(sbp=_ce_with_probs_sbp)
+_CE_PROBS_BACKWARD.tag(sbp=_ce_probs_backward_sbp)
 
 
 @_CE_PROBS_BACKWARD.shape_rule

@@ -10,7 +10,8 @@ from ..._core.generator import Generator, default_generator
 from ..._core.shape import check_size
 from ..._core.tensor import Tensor
 from ...dispatch import OpExpr, dispatch
-from ..creation import check_kinds, check_requires_grad
+from ...dispatch.sbp import broadcast
+from ..creation import check_kinds, check_requires_grad, global_factory
 
 RANDOM_OPS: dict[str, OpExpr] = {}
 FLOATING = ("real floating",)
@@ -46,6 +47,21 @@ def sample(op: OpExpr, name: str, shape, dtype, device, generator, params: dict,
     device = CPU if device is None else device
     attrs = {"shape": shape, "dtype": dtype, "device": device, "generator": generator_for(generator, device), **params}
     return check_requires_grad(dispatch(op, (), attrs)[0], requires_grad)
+
+
+def global_sample(op: OpExpr, name: str, shape, dtype, device, generator, params: dict, requires_grad, placement, sbp) -> Tensor:
+    """The global form: every process draws the whole logical tensor, as the local factory would
+    (so the stream stays in step on every rank and the values match the local factory's for the
+    same seed, whatever the layout), and each rank keeps its piece."""
+    whole = sample(op, name, shape, dtype, device, generator, params)
+    return global_factory(name, placement, sbp, whole._shape, dtype, requires_grad, whole=whole)
+
+
+def global_sample_like(op: OpExpr, name: str, input: Tensor, dtype, generator, params: dict, requires_grad) -> Tensor:
+    """A random ``*_like`` of a global tensor: its placement and layout (a partial entry becomes
+    broadcast), the local factory's values."""
+    sbp = tuple(broadcast if e.is_partial else e for e in input._sbp)
+    return global_sample(op, name, input._shape, dtype, None, generator, params, requires_grad, input._placement, sbp)
 
 
 def sample_into(op: OpExpr, out: Tensor, generator, params: dict) -> Tensor:

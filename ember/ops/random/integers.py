@@ -13,7 +13,7 @@ from ..args import to_int_list
 from ..creation import broadcastable_to, check_kinds
 from ..functor import functor
 from ..schema import schema_family
-from ._common import FLOATING, RANDOM_OPS, generator_for, sample, sample_into, sampler
+from ._common import FLOATING, RANDOM_OPS, generator_for, global_sample, sample, sample_into, sampler
 
 declare = schema_family("random")
 
@@ -57,7 +57,7 @@ def _as_int(value, op: str, arg: str) -> int:
 
 declare(
     "randint",
-    "Tensor (Int? low=None, Object high=None, IntList? size=None, *, Generator? generator=None, DType? dtype=None, Device? device=None, Bool requires_grad=False) => Randint",
+    "Tensor (Int? low=None, Object high=None, IntList? size=None, *, Generator? generator=None, DType? dtype=None, Device? device=None, Bool requires_grad=False, Object placement=None, Object sbp=None) => Randint",
     differentiable=False,
     doc="""
     Integers drawn uniformly from [low, high): randint(high, size) or randint(low, high, size); int64 unless dtype says otherwise.
@@ -68,7 +68,7 @@ declare(
     """,
 )
 @functor("Randint")
-def randint(low=None, high=None, size=None, generator=None, dtype=None, device=None, requires_grad=False):
+def randint(low=None, high=None, size=None, generator=None, dtype=None, device=None, requires_grad=False, placement=None, sbp=None):
     """``randint(high, size)`` or ``randint(low, high, size)``."""
     if size is None and isinstance(high, (tuple, list, Size)):
         size, high, low = high, low, 0  # randint(high, size)
@@ -83,6 +83,8 @@ def randint(low=None, high=None, size=None, generator=None, dtype=None, device=N
     dtype = _dt.int64 if dtype is None else dtype
     check_kinds("randint", "dtype", dtype, ("bool", "integral", "real floating"))
     _check_range("randint", low, high, dtype)
+    if placement is not None or sbp is not None:
+        return global_sample(RANDINT, "randint", size, dtype, device, generator, {"low": low, "high": high}, requires_grad, placement, sbp)
     return sample(RANDINT, "randint", size, dtype, device, generator, {"low": low, "high": high}, requires_grad)
 
 

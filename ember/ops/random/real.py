@@ -14,7 +14,18 @@ from ..common import broadcast_pair
 from ..creation import check_kinds, new_filled
 from ..functor import functor
 from ..schema import schema_family
-from ._common import FLOAT_OR_COMPLEX, FLOATING, RANDOM_OPS, float_dtype, generator_for, sample, sample_into, sampler
+from ._common import (
+    FLOAT_OR_COMPLEX,
+    FLOATING,
+    RANDOM_OPS,
+    float_dtype,
+    generator_for,
+    global_sample,
+    global_sample_like,
+    sample,
+    sample_into,
+    sampler,
+)
 
 declare = schema_family("random")
 
@@ -31,7 +42,7 @@ CAUCHY = sampler("cauchy")
 
 declare(
     "rand",
-    "Tensor (IntList size, *, Generator? generator=None, DType? dtype=None, Device? device=None, Bool requires_grad=False) => Rand",
+    "Tensor (IntList size, *, Generator? generator=None, DType? dtype=None, Device? device=None, Bool requires_grad=False, Object placement=None, Object sbp=None) => Rand",
     differentiable=False, op="uniform",
     doc="""
     Uniform samples in [0, 1) (real and imaginary parts for complex dtypes). The size is a tuple: rand((2, 3)).
@@ -42,8 +53,10 @@ declare(
     """,
 )
 @functor("Rand")
-def rand(size, generator=None, dtype=None, device=None, requires_grad=False):
+def rand(size, generator=None, dtype=None, device=None, requires_grad=False, placement=None, sbp=None):
     dtype = float_dtype("rand", dtype)
+    if placement is not None or sbp is not None:
+        return global_sample(UNIFORM, "rand", size, dtype, device, generator, {"low": 0.0, "high": 1.0}, requires_grad, placement, sbp)
     return sample(UNIFORM, "rand", size, dtype, device, generator, {"low": 0.0, "high": 1.0}, requires_grad)
 
 
@@ -56,6 +69,8 @@ declare(
 @functor("RandLike")
 def rand_like(input, generator=None, dtype=None, device=None, requires_grad=False):
     dtype = float_dtype("rand_like", input._dtype if dtype is None else dtype)
+    if input.is_global:
+        return global_sample_like(UNIFORM, "rand_like", input, dtype, generator, {"low": 0.0, "high": 1.0}, requires_grad)
     device = input._storage._device if device is None else device
     return sample(UNIFORM, "rand_like", input._shape, dtype, device, generator, {"low": 0.0, "high": 1.0}, requires_grad)
 
@@ -84,13 +99,15 @@ def _check_std(op: str, std: float) -> None:
 
 declare(
     "randn",
-    "Tensor (IntList size, *, Generator? generator=None, DType? dtype=None, Device? device=None, Bool requires_grad=False) => Randn",
+    "Tensor (IntList size, *, Generator? generator=None, DType? dtype=None, Device? device=None, Bool requires_grad=False, Object placement=None, Object sbp=None) => Randn",
     differentiable=False, op="normal",
     doc="Standard normal samples (a complex normal has variance 1 in all). The size is a tuple.",
 )
 @functor("Randn")
-def randn(size, generator=None, dtype=None, device=None, requires_grad=False):
+def randn(size, generator=None, dtype=None, device=None, requires_grad=False, placement=None, sbp=None):
     dtype = float_dtype("randn", dtype)
+    if placement is not None or sbp is not None:
+        return global_sample(NORMAL, "randn", size, dtype, device, generator, {"mean": 0.0, "std": 1.0}, requires_grad, placement, sbp)
     return sample(NORMAL, "randn", size, dtype, device, generator, {"mean": 0.0, "std": 1.0}, requires_grad)
 
 
@@ -103,6 +120,8 @@ declare(
 @functor("RandnLike")
 def randn_like(input, generator=None, dtype=None, device=None, requires_grad=False):
     dtype = float_dtype("randn_like", input._dtype if dtype is None else dtype)
+    if input.is_global:
+        return global_sample_like(NORMAL, "randn_like", input, dtype, generator, {"mean": 0.0, "std": 1.0}, requires_grad)
     device = input._storage._device if device is None else device
     return sample(NORMAL, "randn_like", input._shape, dtype, device, generator, {"mean": 0.0, "std": 1.0}, requires_grad)
 
