@@ -10,6 +10,8 @@ of two). A global tensor carries one SBP entry per mesh dimension. Placements co
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 __all__ = ["placement"]
@@ -42,6 +44,7 @@ class placement:  # OneFlow's spelling
         self.type = type
         self._mesh = mesh
         self._key = (type, mesh.shape, tuple(int(r) for r in mesh.flat))
+        _start_world()
 
     @property
     def ranks(self) -> np.ndarray:
@@ -100,3 +103,14 @@ class placement:  # OneFlow's spelling
 
     def __repr__(self) -> str:
         return f"placement(type={self.type!r}, ranks={self._mesh.tolist()})"
+
+
+def _start_world() -> None:
+    """Under the launcher (``ember-run`` sets EMBER_RUN_ID) the first placement starts the
+    default process group, OneFlow's way; an explicit ``init_process_group`` before it is
+    honoured. In a plain ``python`` the first global tensor starts a world of one instead, so
+    that making a placement never starts MPI by itself."""
+    if "EMBER_RUN_ID" in os.environ:
+        from .comm import current_world
+
+        current_world()
