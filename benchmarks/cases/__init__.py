@@ -6,6 +6,7 @@ from . import (
     distributed,
     dlpack,
     fusion,
+    global_tensor,
     graph,
     interop,
     memory,
@@ -16,4 +17,19 @@ from . import (
     views,
 )
 
-__all__ = ["checkpoint", "ddp", "distributed", "dlpack", "fusion", "graph", "interop", "memory", "multiprocessing", "ops", "tensorproto", "training", "views"]
+__all__ = [
+    "checkpoint",
+    "ddp",
+    "distributed",
+    "dlpack",
+    "fusion",
+    "global_tensor",
+    "graph",
+    "interop",
+    "memory",
+    "multiprocessing",
+    "ops",
+    "tensorproto",
+    "training",
+    "views",
+]
