@@ -44,7 +44,9 @@ class placement:  # OneFlow's spelling
         self.type = type
         self._mesh = mesh
         self._key = (type, mesh.shape, tuple(int(r) for r in mesh.flat))
-        _start_world()
+        world = _start_world()
+        if world is not None:
+            self.check_world(world.size)
 
     @property
     def ranks(self) -> np.ndarray:
@@ -105,12 +107,14 @@ class placement:  # OneFlow's spelling
         return f"placement(type={self.type!r}, ranks={self._mesh.tolist()})"
 
 
-def _start_world() -> None:
+def _start_world():
     """Under the launcher (``ember-run`` sets EMBER_RUN_ID) the first placement starts the
     default process group, OneFlow's way; an explicit ``init_process_group`` before it is
     honoured. In a plain ``python`` the first global tensor starts a world of one instead, so
-    that making a placement never starts MPI by itself."""
-    if "EMBER_RUN_ID" in os.environ:
-        from .comm import current_world
+    that making a placement never starts MPI by itself. Returns the world when there is one to
+    check the ranks against."""
+    from .comm import current_world, simulated_active
 
-        current_world()
+    if simulated_active() or "EMBER_RUN_ID" in os.environ:
+        return current_world()
+    return None

@@ -44,8 +44,12 @@ def test_bad_placements(args, error, match):
 
 
 def test_ranks_outside_the_world():
+    p = ember.placement("cpu", [0, 1, 2])  # no world yet (a plain python): checked where it is used
     with simulated_world(2):
-        p = ember.placement("cpu", [0, 1, 2])  # a value: checked against the world where it is used
+        with pytest.raises(
+            ValueError, match=r"placement\(\): .*names rank\(s\) \[2, 3\], but the world has 2 process\(es\) \(ranks 0-1\)"
+        ):
+            ember.placement("cpu", [[0, 1], [2, 3]])  # inside a world: checked at once
         with pytest.raises(ValueError, match=r"distribute\(\): .*names rank\(s\) \[2\], but the world has 2 process\(es\)"):
             distribute(ember.ones(3), p, split(0))
         x = distribute(ember.ones(3), ember.placement("cpu", [0, 1]), split(0))
