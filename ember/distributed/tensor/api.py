@@ -2,10 +2,15 @@
 differentiable with its dual as backward.
 
 - ``local.to_global(placement, sbp)``: the local tensor is this rank's piece (for broadcast, the
-  same value on every rank). Its gradient is the rank's piece of the global gradient.
+  same value on every rank, compared in EMBER_DISTRIBUTED_DEBUG=DETAIL mode). Under MPI the
+  pieces' shapes are exchanged and checked on every rank (``check_meta``), so a bad piece raises
+  everywhere. Its gradient is the rank's piece of the global gradient (a partial's piece and a
+  broadcast's get the whole of it), or laid out as ``grad_sbp`` when given.
 - ``global.to_global(placement, sbp)``: boxing (``boxing.py``). The gradient is boxed back to the
-  input's layout; where the input was partial it stays as it comes (any layout of the same
-  logical gradient is right, and this one costs nothing).
+  input's layout, which runs each collective's dual (all-gather <-> reduce-scatter, local slice
+  <-> all-gather, all-to-all <-> all-to-all); where the input was partial it stays as it comes
+  (P -> B's backward is the identity: any layout of the same logical gradient is right, and this
+  one costs nothing); ``grad_sbp=`` names the gradient's layout instead (OneFlow's argument).
 - ``global.to_local()``: the piece. Its gradient comes back with the same layout, except that a
   broadcast's comes back partial-sum (each rank's use of its copy adds to the logical gradient).
 - ``distribute(tensor, placement, sbp)``: every rank has the whole logical tensor and keeps its
@@ -106,7 +111,16 @@ class _ToLocal(Function):
 
 
 def to_global(self: Tensor, placement=None, sbp=None, *, shape=None, grad_sbp=None, check_meta: bool = True) -> GlobalTensor:
-    """This tensor as a global tensor on ``placement`` with layout ``sbp`` (see the module)."""
+    """This tensor as a global tensor on ``placement`` with layout ``sbp`` (see the module).
+
+    >>> import ember
+    >>> from ember.distributed.tensor import simulated_world
+    >>> with simulated_world(2):
+    ...     p = ember.placement("cpu", [0, 1])
+    ...     x = ember.arange(4.0).to_global(p, ember.sbp.broadcast).to_global(sbp=ember.sbp.split(0))
+    ...     x.to_local(rank=1).tolist(), x.to_global(sbp=ember.sbp.partial_sum).to_local(rank=1).tolist()
+    ([2.0, 3.0], [0.0, 0.0, 2.0, 3.0])
+    """
     world = _start("to_global")
     if type(self) is GlobalTensor:
         src = self._placement
