@@ -90,6 +90,11 @@ class SimulatedWorld(World):
         self._count("send")
         return {d: pieces[src].copy() for d in dst_ranks}
 
+    def scatter_to(self, parts: dict, src: int, dst_ranks: list[int], shapes: dict, dtype) -> dict:
+        """Rank ``src`` holds ``parts`` (destination rank -> array): each arrives at its rank."""
+        self._count("send")
+        return {d: np.array(parts[d], copy=True) for d in dst_ranks}
+
 
 def _reduce(arrays: list[np.ndarray], reduce: str) -> np.ndarray:
     dtype = arrays[0].dtype
@@ -250,6 +255,25 @@ class MpiWorld(World):
             blocks[r] = flat[offset : offset + count].reshape(shapes[r])
             offset += count
         return {self.rank: np.concatenate([blocks[r] for r in ranks], axis=cat_axis)}
+
+    def scatter_to(self, parts: dict, src: int, dst_ranks: list[int], shapes: dict, dtype) -> dict:
+        """Rank ``src`` holds ``parts`` (destination rank -> array): each arrives at its rank
+        (point to point; ``src`` keeps a copy of its own)."""
+        from ..._core.tensor_numpy import from_numpy
+        from .. import p2p
+
+        out = {}
+        if self.rank == src:
+            for d in dst_ranks:
+                if d == src:
+                    out[d] = np.array(parts[d], copy=True)
+                else:
+                    p2p.send(from_numpy(np.ascontiguousarray(parts[d])), dst=d, tag=0x62)
+        elif self.rank in dst_ranks:
+            buffer = np.empty(shapes[self.rank], dtype)
+            p2p.recv(from_numpy(buffer), src=src, tag=0x62)
+            out[self.rank] = buffer
+        return out
 
     def copy_to(self, pieces: dict, src: int, dst_ranks: list[int], shape, dtype) -> dict:
         """Rank ``src``'s array arrives on every rank of ``dst_ranks`` (point to point)."""
