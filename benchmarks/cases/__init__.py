@@ -6,6 +6,7 @@ from . import (
     distributed,
     dlpack,
     fusion,
+    global_tensor,
     graph,
     interop,
     memory,
@@ -17,4 +18,7 @@ from . import (
     views,
 )
 
-__all__ = ["checkpoint", "ddp", "distributed", "dlpack", "fusion", "graph", "interop", "memory", "multiprocessing", "ops", "tensor_parallel", "tensorproto", "training", "views"]
+__all__ = [
+    "checkpoint", "ddp", "distributed", "dlpack", "fusion", "global_tensor", "graph", "interop", "memory", "multiprocessing", "ops",
+    "tensor_parallel", "tensorproto", "training", "views",
+]  # fmt: skip

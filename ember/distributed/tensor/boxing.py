@@ -11,8 +11,8 @@ On one mesh dimension (n ranks, D bytes; the last column is what each rank recei
 An nd-SBP changes one mesh dimension at a time on the sub-groups along it. Where two mesh
 dimensions split the same tensor dimension a one-dimension step could cut in the wrong order, so
 such a change goes through broadcast: gather from the last mesh dimension to the first, then cut
-from the first to the last. A change of placement gathers on the old ranks, sends the whole
-tensor from the first of them to the new ranks, and cuts there.
+from the first to the last. A change of placement gathers on the old ranks, and the first of
+them sends each new rank its slice (point to point).
 """
 
 from __future__ import annotations
@@ -178,17 +178,24 @@ def _identity(dtype: np.dtype, reduce: str):
 
 
 def _change_placement(t: GlobalTensor, sbp: tuple, placement) -> GlobalTensor:
+    """Gather on the old ranks, then the first of them sends each new rank only the slice that
+    ``sbp`` gives it (partial entries travel as broadcast and are made partial there, locally)."""
     whole = _gather(t) if t._pieces or t._world.name == "mpi" else t
     world = t._world
     src = t._placement.rank_list()[0]
     dst = placement.rank_list()
-    arrays = _arrays(whole)
-    _log("send", -1, t._placement, placement, int(np.prod(t._shape)) * t._dtype.itemsize)
-    got = world.copy_to(
-        arrays, src, world.hosted(dst) if world.name == "simulated" else dst, tuple(t._shape), t._dtype.numpy_dtype
-    )
-    pieces = {r: from_numpy(a) for r, a in got.items() if world.hosts(r) and r in dst}
-    moved = make_global(pieces, t._shape, t._dtype, placement, tuple(broadcast for _ in range(placement.ndim)), world)
+    cut = tuple(broadcast if e.is_partial else e for e in sbp)
+    mesh = placement.mesh_shape
+    slices = {r: layout.piece_slices(tuple(t._shape), cut, mesh, placement.coordinate(r)) for r in dst}
+    shapes = {r: layout.piece_shape(tuple(t._shape), cut, mesh, placement.coordinate(r)) for r in dst}
+    parts = {}
+    if world.hosts(src):
+        source = whole._pieces[src]._numpy_view()
+        parts = {r: source[slices[r]] for r in dst}
+    _log("send", -1, t._placement, placement, sum(int(np.prod(s)) for s in shapes.values()) * t._dtype.itemsize)
+    got = world.scatter_to(parts, src, dst, shapes, t._dtype.numpy_dtype)
+    pieces = {r: from_numpy(np.ascontiguousarray(a)) for r, a in got.items()}
+    moved = make_global(pieces, t._shape, t._dtype, placement, cut, world)
     return box(moved, sbp)
 
 

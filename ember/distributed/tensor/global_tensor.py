@@ -77,6 +77,12 @@ class GlobalTensor(Tensor):
         out = piece.detach() if piece._requires_grad else piece
         return out
 
+    def detach(self) -> GlobalTensor:
+        """The same pieces in the same layout, out of the graph (the op has no SBP rule yet, and
+        its broadcast fallback would gather)."""
+        pieces = {r: p.detach() for r, p in self._pieces.items()}
+        return make_global(pieces, self._shape, self._dtype, self._placement, self._sbp, self._world)
+
     def pieces(self) -> dict:
         """Every piece this process hosts, by global rank."""
         return dict(self._pieces)

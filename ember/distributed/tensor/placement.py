@@ -10,6 +10,8 @@ of two). A global tensor carries one SBP entry per mesh dimension. Placements co
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 __all__ = ["placement"]
@@ -42,6 +44,9 @@ class placement:  # OneFlow's spelling
         self.type = type
         self._mesh = mesh
         self._key = (type, mesh.shape, tuple(int(r) for r in mesh.flat))
+        world = _start_world()
+        if world is not None:
+            self.check_world(world.size)
 
     @property
     def ranks(self) -> np.ndarray:
@@ -100,3 +105,16 @@ class placement:  # OneFlow's spelling
 
     def __repr__(self) -> str:
         return f"placement(type={self.type!r}, ranks={self._mesh.tolist()})"
+
+
+def _start_world():
+    """Under the launcher (``ember-run`` sets EMBER_RUN_ID) the first placement starts the
+    default process group, OneFlow's way; an explicit ``init_process_group`` before it is
+    honoured. In a plain ``python`` the first global tensor starts a world of one instead, so
+    that making a placement never starts MPI by itself. Returns the world when there is one to
+    check the ranks against."""
+    from .comm import current_world, simulated_active
+
+    if simulated_active() or "EMBER_RUN_ID" in os.environ:
+        return current_world()
+    return None
