@@ -18,7 +18,7 @@ language of SBP signatures: ops state their rules in it (``OpExpr.tag(sbp=...)``
 from __future__ import annotations
 
 __all__ = [
-    "SBP", "Signature", "broadcast", "normalize", "partial_max", "partial_min", "partial_sum", "split", "split_range",
+    "SBP", "Signature", "broadcast", "needs_ranks", "normalize", "partial_max", "partial_min", "partial_sum", "split", "split_range",
     "split_sizes",
 ]  # fmt: skip
 
@@ -135,3 +135,11 @@ class Signature:
         ins = ", ".join(e.short() for e in self.inputs)
         outs = ", ".join(e.short() for e in self.outputs)
         return f"({ins}) -> ({outs})"
+
+
+def needs_ranks(rule):
+    """Mark an SBP rule that needs the mesh dimension's size: it is then called
+    ``rule(attrs, metas, sbps, ranks)``. Uneven splits make some rules depend on it (a reshape
+    keeps a split only when every rank's rows stay whole; a max over a split dim needs no empty piece)."""
+    rule.needs_ranks = True
+    return rule

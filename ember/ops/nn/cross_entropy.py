@@ -17,6 +17,7 @@ import math
 from ..._core import dtype as _dt
 from ...dispatch import OpExpr, dispatch
 from ...dispatch.interpreter import running_eagerly
+from .. import sbp_rules
 from ..common import functional as _F, grad_recording
 from ..functor import functor
 from ..schema import schema_family
@@ -118,7 +119,7 @@ def _nll_infer(attrs, x, target, *weight):
 
 
 _NLL = _loss_op("nll_loss", _nll_infer)
-_CROSS_ENTROPY = _loss_op("cross_entropy", _nll_infer)
+_CROSS_ENTROPY = _loss_op("cross_entropy", _nll_infer).tag(sbp=sbp_rules.nn.cross_entropy)
 _NLL.attr_key = _CROSS_ENTROPY.attr_key = lambda attrs: (attrs["reduction"] == "none", attrs["probs"])  # what the rule reads
 
 
@@ -220,7 +221,7 @@ _CROSS_ENTROPY.grad_rule(saves="inputs")(_nll_grad)
 # cross entropy's input gradient in one kernel, for backward without create_graph: softmax, the
 # target's -1 and the scale in one pass instead of six dispatched ops (the composite above is what
 # double backward and graph-mode gradients differentiate)
-_CE_BACKWARD = OpExpr("cross_entropy_backward", ("grad_output", "input", "target"), ("out",))
+_CE_BACKWARD = OpExpr("cross_entropy_backward", ("grad_output", "input", "target"), ("out",)).tag(sbp=sbp_rules.nn.cross_entropy_backward)
 _CE_BACKWARD.differentiable = False  # used only where no graph is recorded (grad mode off)
 _CE_BACKWARD.attr_key = lambda attrs: attrs["reduction"]
 

@@ -16,6 +16,7 @@ import math
 
 from ..._core import dtype as _dt
 from ...dispatch import OpExpr, dispatch
+from .. import sbp_rules
 from ..common import broadcast_pair, functional as _F, grad_recording, sum_to
 from ..functor import functor
 from ..schema import schema_family
@@ -62,7 +63,7 @@ def linear(input, weight, bias):
     return dispatch(_LINEAR, (input, weight, bias))[0]
 
 
-_LINEAR = OpExpr("linear", ("input", "weight", "bias"), ("out",)).tag(row_wise="rows")
+_LINEAR = OpExpr("linear", ("input", "weight", "bias"), ("out",)).tag(row_wise="rows", sbp=sbp_rules.linear)
 
 
 @_LINEAR.shape_rule
@@ -128,7 +129,7 @@ def _linear_fast_grad(ctx, g, x, w, bias):
 # linear's gradients in one kernel, for backward without create_graph: one dispatch in place of
 # a matmul, a transpose, a matmul and a sum (the composite above is what double backward and
 # graph-mode gradients differentiate). ``output_mask`` says which of the three to compute.
-_LINEAR_BACKWARD = OpExpr("linear_backward", ("grad_output", "input", "weight"), ("grad_input", "grad_weight", "grad_bias"))
+_LINEAR_BACKWARD = OpExpr("linear_backward", ("grad_output", "input", "weight"), ("grad_input", "grad_weight", "grad_bias")).tag(sbp=sbp_rules.linear_backward)
 _LINEAR_BACKWARD.differentiable = False  # used only where no graph is recorded (grad mode off)
 _LINEAR_BACKWARD.attr_key = lambda attrs: attrs["output_mask"]
 

@@ -20,6 +20,7 @@ from ..._core import views as _views
 from ..._core.shape import wrap_dim
 from ..._core.tensor import Tensor
 from ..._core.tensor_numpy import from_numpy
+from .. import sbp_rules
 from ..common import functional as _F
 from ..functor import functor
 from ..schema import schema_family
@@ -47,7 +48,7 @@ declare(
     [1, 2]
     """,
 )
-_NARROW = simple_view("Narrow", "narrow", _views.narrow, ("dim", "start", "length"))
+_NARROW = simple_view("Narrow", "narrow", _views.narrow, ("dim", "start", "length")).tag(sbp=sbp_rules.shape.narrow)
 
 
 @_NARROW.grad_rule(saves="none")
@@ -71,7 +72,7 @@ declare(
     [1, 3]
     """,
 )
-_SELECT = simple_view("Select", "select", _views.select, ("dim", "index"))
+_SELECT = simple_view("Select", "select", _views.select, ("dim", "index")).tag(sbp=sbp_rules.shape.select)
 
 
 @_SELECT.grad_rule(saves="none")

@@ -1,0 +1,90 @@
+"""SBP rules of the row-wise nn ops: softmax and the norms keep a split of a dim they do not
+normalise over and box one they do; cross entropy with batch-split logits and targets gives a
+partial sum of the loss, scaled by the GLOBAL batch for ``mean``.
+
+>>> from ember.dispatch.sbp import split
+>>> softmax({"dim": 1}, (((4, 3), None),), (split(0),))
+(S(0)) -> (S(0))
+>>> softmax({"dim": 1}, (((4, 3), None),), (split(1),))
+(B) -> (B)
+"""
+
+from __future__ import annotations
+
+from ...dispatch.opexpr import OP_REGISTRY
+from ...dispatch.sbp import Signature, broadcast, partial_sum, split
+
+__all__ = ["cross_entropy", "cross_entropy_backward", "norm", "softmax"]
+
+
+def _whole(n_in: int, n_out: int = 1) -> Signature:
+    return Signature((broadcast,) * n_in, (broadcast,) * n_out)
+
+
+def softmax(attrs, metas, sbps) -> Signature:
+    """softmax / log_softmax along ``dim``: a split of another dim passes; the normalised dim is boxed."""
+    n = len(metas[0][0])
+    at = attrs["dim"] + n if attrs["dim"] < 0 else attrs["dim"]
+    e = sbps[0]
+    if e.is_split and e.dim != at:
+        return Signature((e,), (e,))
+    return _whole(1)
+
+
+def norm(attrs, metas, sbps) -> Signature:
+    """layer_norm / rms_norm over the trailing ``ndim`` dims: a split of a leading (batch) dim
+    passes, the weight and bias broadcast."""
+    n = len(metas[0][0])
+    e = sbps[0]
+    if e.is_split and e.dim < n - attrs["ndim"]:
+        return Signature((e, *(broadcast,) * (len(sbps) - 1)), (e,))
+    return _whole(len(sbps))
+
+
+def _batch_split(metas, sbps) -> bool:
+    """(N, C) logits and their targets both split on the batch dim (a class weight broadcast)."""
+    return len(metas[0][0]) == 2 and sbps[0] == split(0) and sbps[1] == split(0) and not any(e.is_partial for e in sbps[2:])
+
+
+def _mean_run(apply, pieces, attrs, info):
+    """A rank's part of the mean loss: its summed loss over the global batch."""
+    x = info["inputs"][0]
+    rows = x._shape[0]
+    (total,) = apply(OP_REGISTRY["cross_entropy"], pieces, {**attrs, "reduction": "sum"})
+    if rows == 0:
+        return apply(OP_REGISTRY["cross_entropy"], pieces, attrs)
+    return apply(OP_REGISTRY["div_scalar"], (total,), {"other": rows})
+
+
+def cross_entropy(attrs, metas, sbps) -> Signature:
+    """cross_entropy(input (N, C), target[, weight]) with input and target split on the batch:
+    ``none`` keeps the split, ``sum`` is a partial sum, ``mean`` with probability targets a
+    partial sum of local sums over the global batch. Class targets with ``mean`` divide by the
+    count of targets not ignored, which no rank knows alone: boxed."""
+    n = len(sbps)
+    if not _batch_split(metas, sbps):
+        return _whole(n)
+    ins = (split(0), split(0), *(broadcast,) * (n - 2))
+    reduction = attrs["reduction"]
+    if reduction == "none":
+        return Signature(ins, (split(0),))
+    if reduction == "sum":
+        return Signature(ins, (partial_sum,))
+    if attrs["probs"] and n == 2:
+        return Signature(ins, (partial_sum,), run=_mean_run)
+    return _whole(n)
+
+
+def cross_entropy_backward(attrs, metas, sbps) -> Signature:
+    """The fused gradient (grad_output, input, target) of class-target cross entropy: with the
+    batch split, ``none`` (grad_output split alike) and ``sum`` (grad_output broadcast) keep the
+    split; ``mean`` scales by the local batch in the kernel: boxed."""
+    g, x, t = sbps
+    if len(metas[1][0]) != 2 or x != split(0) or t != split(0):
+        return _whole(3)
+    reduction = attrs["reduction"]
+    if reduction == "none":
+        return Signature((x, x, t), (x,))
+    if reduction == "sum" and not g.is_partial:
+        return Signature((broadcast, x, t), (x,))
+    return _whole(3)
