@@ -87,7 +87,7 @@ declare(
 )
 _add, _add_scalar = binary("add", "Add", functors=False)
 _add.tag(sbp=sbp_rules.add_like)
-_add_scalar.tag(right_identity=0, sbp=sbp_rules.monotone_unary)  # x + 0 is x
+_add_scalar.tag(right_identity=0, sbp=sbp_rules.shift_unary)  # x + 0 is x
 
 
 def _add_functor(input, other, alpha=1, out=None):
@@ -151,7 +151,7 @@ declare(
 )
 _sub, _sub_scalar = binary("sub", "Sub", check=_check_sub, functors=False)
 _sub.tag(sbp=sbp_rules.sub_like)
-_sub_scalar.tag(right_identity=0, sbp=sbp_rules.monotone_unary)  # x - c
+_sub_scalar.tag(right_identity=0, sbp=sbp_rules.shift_unary)  # x - c
 
 
 def _sub_functor(input, other, alpha=1, out=None):

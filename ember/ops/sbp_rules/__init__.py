@@ -35,6 +35,7 @@ from .elementwise import (
     monotone_unary,
     mul_like,
     negate,
+    shift_unary,
     sub_like,
     threshold_backward,
     where,
@@ -44,5 +45,5 @@ from .linalg import embedding, linear, linear_backward, matmul
 __all__ = [
     "add_alpha", "add_like", "clamp_like", "div_like", "elementwise", "embedding", "lerp", "linear", "linear_backward",
     "linear_unary", "matmul", "maximum_like", "minimum_like", "monotone_unary", "mul_like", "negate", "nn", "reduction",
-    "shape", "sub_like", "threshold_backward", "where",
+    "shape", "shift_unary", "sub_like", "threshold_backward", "where",
 ]  # fmt: skip

@@ -22,7 +22,7 @@ from ...dispatch.sbp import Signature, broadcast, partial_max, partial_min, part
 
 __all__ = [
     "add_alpha", "add_like", "clamp_like", "div_like", "elementwise", "lerp", "linear_unary", "maximum_like", "minimum_like",
-    "monotone_unary", "mul_like", "negate", "sub_like", "threshold_backward", "where",
+    "monotone_unary", "mul_like", "negate", "shift_unary", "sub_like", "threshold_backward", "where",
 ]  # fmt: skip
 
 _SWAP = {"max": partial_min, "min": partial_max}
@@ -34,6 +34,17 @@ def all_broadcast(n: int, n_out: int = 1) -> Signature:
 
 def _is_max_min(e) -> bool:
     return e.is_partial and e.reduce in ("max", "min")
+
+
+def _floating(metas) -> bool:
+    """Whether shifting or negating can keep a max: an integer piece holding the reduction's
+    identity (iinfo.min after a split was made partial) would wrap around."""
+    dtype = metas[0][1]
+    return dtype is not None and dtype.is_floating_point
+
+
+def _both_floating(metas) -> bool:
+    return all(m[1] is not None and m[1].is_floating_point for m in metas)
 
 
 def elementwise(attrs, metas, sbps, n_out: int = 1) -> Signature:
@@ -70,7 +81,7 @@ def linear_unary(attrs, metas, sbps) -> Signature:
     if e == partial_sum:
         return Signature((e,), (e,))
     c = attrs.get("other")
-    if _is_max_min(e) and isinstance(c, Real) and not isinstance(c, bool) and c == c:
+    if _is_max_min(e) and _floating(metas) and isinstance(c, Real) and not isinstance(c, bool) and c == c:
         if c > 0:
             return Signature((e,), (e,))
         if c < 0:
@@ -83,7 +94,7 @@ def negate(attrs, metas, sbps) -> Signature:
     e = sbps[0]
     if e == partial_sum:
         return Signature((e,), (e,))
-    if _is_max_min(e):
+    if _is_max_min(e) and _floating(metas):
         return Signature((e,), (_SWAP[e.reduce],))
     return elementwise(attrs, metas, sbps)
 
@@ -92,6 +103,13 @@ def monotone_unary(attrs, metas, sbps) -> Signature:
     """A non-decreasing one-input op defined on every real (relu, exp, floor, x + c...): a
     partial max or min stays one, since f(max x_i) == max f(x_i)."""
     if _is_max_min(sbps[0]):
+        return Signature((sbps[0],), (sbps[0],))
+    return elementwise(attrs, metas, sbps)
+
+
+def shift_unary(attrs, metas, sbps) -> Signature:
+    """x + c, x - c: non-decreasing, but only floating pieces shift without wrapping around."""
+    if _is_max_min(sbps[0]) and _floating(metas):
         return Signature((sbps[0],), (sbps[0],))
     return elementwise(attrs, metas, sbps)
 
@@ -109,9 +127,9 @@ def add_like(attrs, metas, sbps) -> Signature:
     a, b = sbps
     if (a == partial_sum or b == partial_sum) and not (a.is_partial and b.is_partial and a != b):
         return Signature((partial_sum, partial_sum), (partial_sum,))
-    if _is_max_min(a) and not b.is_partial:
+    if _is_max_min(a) and not b.is_partial and _both_floating(metas):
         return Signature((a, broadcast), (a,))
-    if _is_max_min(b) and not a.is_partial:
+    if _is_max_min(b) and not a.is_partial and _both_floating(metas):
         return Signature((broadcast, b), (b,))
     return elementwise(attrs, metas, sbps)
 
@@ -121,9 +139,9 @@ def sub_like(attrs, metas, sbps) -> Signature:
     a, b = sbps
     if (a == partial_sum or b == partial_sum) and not (a.is_partial and b.is_partial and a != b):
         return Signature((partial_sum, partial_sum), (partial_sum,))
-    if _is_max_min(a) and not b.is_partial:
+    if _is_max_min(a) and not b.is_partial and _both_floating(metas):
         return Signature((a, broadcast), (a,))
-    if _is_max_min(b) and not a.is_partial:
+    if _is_max_min(b) and not a.is_partial and _both_floating(metas):
         return Signature((broadcast, b), (_SWAP[b.reduce],))
     return elementwise(attrs, metas, sbps)
 

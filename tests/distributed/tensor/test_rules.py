@@ -135,6 +135,7 @@ PRODUCTS = {
     "matmul_batched": (lambda a, b: a @ b, [_r(3, 5, 4), _r(4, 3)]),
     "bmm": (lambda a, b: ember.bmm(a, b), [_r(3, 5, 4), _r(3, 4, 2)]),
     "matmul_vector": (lambda a, b: a @ b, [_r(5, 4), _r(4)]),
+    "matmul_batch_of_other": (lambda a, b: a @ b, [_r(5, 4), _r(3, 4, 2)]),
     "linear": (lambda x, w, b: F.linear(x, w, b), [_r(5, 4), _r(3, 4), _r(3)]),
     "linear_no_bias": (lambda x, w: F.linear(x, w), [_r(2, 5, 4), _r(3, 4)]),
 }
@@ -345,6 +346,25 @@ def test_rules_avoid_boxing_where_they_should():
         assert F.relu(pm).sbp == (partial_max,) and (-pm).sbp == (partial_min,) and (pm > 0).sbp == (broadcast,)
     with simulated_world(3):  # 2 rows of 12 over 3 ranks would cut rows: boxed
         assert _global(_r(6, 4), split(0), 3).reshape(2, 12).sbp == (broadcast,)
+
+
+def test_integer_partials_never_wrap():
+    # a split made partial holds iinfo.min (max) in the other ranks' places: negating or shifting
+    # it would wrap around, so integer partial max/min are boxed first
+    ints = np.arange(-6, 9, dtype=np.int64).reshape(5, 3)
+    with simulated_world(3):
+        p = ember.placement("cpu", [0, 1, 2])
+        for kind in (partial_max, partial_min):
+            x = distribute(ember.tensor(ints), p, split(0)).to_global(sbp=kind)
+            for fn in (
+                lambda t: -t,
+                lambda t: t + 2,
+                lambda t: t - 2,
+                lambda t: t * -3,
+                lambda t: F.relu(t),
+                lambda t: ember.maximum(t, t),
+            ):
+                np.testing.assert_array_equal(fn(x).numpy(), fn(ember.tensor(ints)).numpy())
 
 
 # -- a 2x2 mesh: a sample of the same checks, the rules applied per mesh dimension ------------
