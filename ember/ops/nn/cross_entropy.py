@@ -235,7 +235,7 @@ def _ce_backward_infer(attrs, g, x, target):
 # loss and, as an auxiliary output, the softmax probabilities the forward computes anyway,
 # laid out (C, N). Backward without create_graph then needs one scaled copy and a scatter
 # (cross_entropy_probs_backward) instead of computing the softmax again.
-_CROSS_ENTROPY_WITH_PROBS = OpExpr("cross_entropy_with_probs", ("input", "target"), ("out", "probs"))
+_CROSS_ENTROPY_WITH_PROBS = OpExpr("cross_entropy_with_probs", ("input", "target"), ("out", "probs")).tag(sbp=sbp_rules.nn.cross_entropy_with_probs)
 _CROSS_ENTROPY_WITH_PROBS.aux_outputs = (1,)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from ...dispatch.opexpr import OP_REGISTRY
 from ...dispatch.sbp import Signature, broadcast, partial_sum, split
 
-__all__ = ["cross_entropy", "cross_entropy_backward", "norm", "softmax"]
+__all__ = ["cross_entropy", "cross_entropy_backward", "cross_entropy_with_probs", "norm", "softmax"]
 
 
 def _whole(n_in: int, n_out: int = 1) -> Signature:
@@ -88,3 +88,11 @@ def cross_entropy_backward(attrs, metas, sbps) -> Signature:
     if reduction == "sum" and not g.is_partial:
         return Signature((broadcast, x, t), (x,))
     return _whole(3)
+
+
+def cross_entropy_with_probs(attrs, metas, sbps) -> Signature:
+    """The training loop's fused cross entropy (class targets, ``mean``, the softmax kept for
+    the backward): boxed. Its mean divides by the count of targets other than ``ignore_index``,
+    which no rank knows from its own piece; the probabilities it keeps then are broadcast, and
+    its backward runs whole as well."""
+    return _whole(2, 2)

@@ -210,13 +210,24 @@ def test_reductions(name, n):
 
 
 X3 = _r(4, 3, 2)
+
+
+def _reversed_t(x):
+    """x.T on a 3-D tensor (the T primitive), without PyTorch's deprecation warning."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return x.T
+
+
 SHAPES = {
     "transpose": (lambda x: x.transpose(0, 2), X3),
     "permute": (lambda x: x.permute(2, 0, 1), X3),
     "movedim": (lambda x: x.movedim(0, -1), X3),
     "mT": (lambda x: x.mT, X3),
     "t": (lambda x: x.t(), A),
-    "T": (lambda x: x.T, X3),
+    "T": (_reversed_t, X3),
     "unsqueeze": (lambda x: x.unsqueeze(1), A),
     "unsqueeze_last": (lambda x: x.unsqueeze(-1), A),
     "squeeze": (lambda x: x.squeeze(1), _r(5, 1, 3)),
