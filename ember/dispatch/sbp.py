@@ -120,7 +120,9 @@ class Signature:
     ``local_attrs(attrs, in_shapes, out_shapes)``, when given, rewrites attributes that name
     logical sizes (reshape's shape) for a rank's pieces. ``run(apply, pieces, attrs, info)``,
     when given, computes a rank's outputs in place of the op's own kernel (mean over a split dim
-    is a local sum scaled by the global count); ``apply(op, inputs, attrs)`` runs any op locally.
+    is a local sum scaled by the global count); ``apply(op, inputs, attrs)`` runs any op locally,
+    and ``info`` holds the ``op``, the ``placement``, the ``rank`` and its mesh ``coord``, the
+    ``signatures`` (one per mesh dim), the boxed global ``inputs`` and the outputs' ``metas``.
     """
 
     __slots__ = ("inputs", "local_attrs", "outputs", "run")

@@ -84,7 +84,15 @@ class EagerGlobalInterpreter(Interpreter):
                 out_shapes = [layout.piece_shape(m[0], out_sbp[j], p.mesh_shape, coord) for j, m in enumerate(metas)]
                 a = local_attrs(attrs, [x._shape for x in pieces], out_shapes)
             if run is not None:
-                info = {"placement": p, "rank": rank, "coord": coord, "signatures": signatures, "inputs": boxed, "metas": metas}
+                info = {
+                    "op": op,
+                    "placement": p,
+                    "rank": rank,
+                    "coord": coord,
+                    "signatures": signatures,
+                    "inputs": boxed,
+                    "metas": metas,
+                }
                 results[rank] = tuple(run(_local_apply, pieces, a, info))
             else:
                 results[rank] = EAGER.apply(op, pieces, a)

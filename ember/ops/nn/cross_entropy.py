@@ -255,7 +255,7 @@ def _ce_with_probs_grad(ctx, g, _probs_grad=None):
     return _nll_grad(ctx, g)
 
 
-_CE_PROBS_BACKWARD = OpExpr("cross_entropy_probs_backward", ("grad_output", "probs", "target"), ("out",))
+_CE_PROBS_BACKWARD = OpExpr("cross_entropy_probs_backward", ("grad_output", "probs", "target"), ("out",)).tag(sbp=sbp_rules.nn.cross_entropy_probs_backward)
 _CE_PROBS_BACKWARD.differentiable = False  # used only where no graph is recorded (grad mode off)
 
 

@@ -14,7 +14,14 @@ from __future__ import annotations
 from ...dispatch.opexpr import OP_REGISTRY
 from ...dispatch.sbp import Signature, broadcast, partial_sum, split
 
-__all__ = ["cross_entropy", "cross_entropy_backward", "cross_entropy_with_probs", "norm", "softmax"]
+__all__ = [
+    "cross_entropy",
+    "cross_entropy_backward",
+    "cross_entropy_probs_backward",
+    "cross_entropy_with_probs",
+    "norm",
+    "softmax",
+]
 
 
 def _whole(n_in: int, n_out: int = 1) -> Signature:
@@ -96,3 +103,21 @@ def cross_entropy_with_probs(attrs, metas, sbps) -> Signature:
     which no rank knows from its own piece; the probabilities it keeps then are broadcast, and
     its backward runs whole as well."""
     return _whole(2, 2)
+
+
+def _probs_backward_run(apply, pieces, attrs, info):
+    """The kernel scales by the rows it sees; the mean is over the global batch."""
+    (out,) = apply(info["op"], pieces, attrs)
+    rows, total = pieces[1]._shape[1], info["inputs"][1]._shape[1]
+    if rows == 0 or rows == total:
+        return (out,)
+    return apply(OP_REGISTRY["mul_scalar"], (out,), {"other": rows / total})
+
+
+def cross_entropy_probs_backward(attrs, metas, sbps) -> Signature:
+    """(grad_output, probs (C, N), target (N,)) -> (N, C): with the batch split (probs on dim 1)
+    the gradient's rows are split, each scaled by the global batch."""
+    g, probs, target = sbps
+    if probs == split(1) and target == split(0) and not g.is_partial:
+        return Signature((broadcast, probs, target), (split(0),), run=_probs_backward_run)
+    return _whole(3)

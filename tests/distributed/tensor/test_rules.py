@@ -325,6 +325,18 @@ def test_cross_entropy_backward_fused(reduction):
                layouts=[(split(0), broadcast) if g.ndim else (broadcast,), (split(0), broadcast), (split(0), broadcast)], grad=False)  # fmt: skip
 
 
+@pytest.mark.parametrize("n", [2, 3])
+def test_cross_entropy_probs_backward_fused(n):
+    from ember.dispatch import OP_REGISTRY, dispatch
+
+    op = OP_REGISTRY["cross_entropy_probs_backward"]
+    probs = F.softmax(ember.tensor(_r(5, 3)), 1).numpy().T.copy()  # (C, N), as the forward keeps it
+    t = np.array([0, 2, 1, 1, 0])
+    with ember.no_grad():
+        _sweep(lambda g, pr, t: dispatch(op, (g, pr, t))[0], [np.array(0.7), probs, t], n,
+               layouts=[(broadcast,), (split(0), split(1), broadcast), (split(0), broadcast)], grad=False)  # fmt: skip
+
+
 # -- the layouts the rules choose (the property above holds for boxing everything too) ---------
 
 
@@ -376,6 +388,23 @@ def test_integer_partials_never_wrap():
                 lambda t: ember.maximum(t, t),
             ):
                 np.testing.assert_array_equal(fn(x).numpy(), fn(ember.tensor(ints)).numpy())
+
+
+@pytest.mark.parametrize("reduction", ["sum", "mean"])
+def test_data_parallel_mlp_step_needs_no_fallback(reduction):
+    """A batch split over ranks, parameters broadcast: forward and backward run on the rules
+    alone (no op boxed for want of one), and the parameters' gradients equal the local ones."""
+    values = [_r(6, 4), np.array([0, 1, 2, 1, 0, 2]), _r(8, 4), _r(8), _r(3, 8)]
+    layouts = [split(0), split(0), broadcast, broadcast, broadcast]
+
+    def mlp(x, t, w1, b1, w2):
+        return F.cross_entropy(F.linear(F.relu(F.linear(x, w1, b1)), w2), t, reduction=reduction)
+
+    with simulated_world(3):
+        p = ember.placement("cpu", [0, 1, 2])
+        GLOBAL.fallbacks.clear()
+        check(mlp, [Case(v, s) for v, s in zip(values, layouts, strict=True)], p, 3)
+        assert GLOBAL.fallbacks == {}
 
 
 # -- a 2x2 mesh: a sample of the same checks, the rules applied per mesh dimension ------------
