@@ -18,8 +18,8 @@ from ...dispatch.opexpr import OP_REGISTRY
 from ...dispatch.sbp import Signature, broadcast, needs_ranks, split, split_sizes
 
 __all__ = [
-    "cat", "expand", "getitem", "identity", "movedim", "narrow", "permute", "reshape", "select", "squeeze", "t", "to_copy",
-    "transpose", "unflatten", "unsqueeze",
+    "cat", "expand", "getitem", "identity", "index_select", "movedim", "narrow", "permute", "reshape", "select", "split_along", "squeeze", "t", "to_copy",
+    "transpose", "unbind", "unflatten", "unsqueeze",
 ]  # fmt: skip
 
 
@@ -265,6 +265,32 @@ def getitem(attrs, metas, sbps) -> Signature:
     if kept is None:
         return Signature((broadcast,), (broadcast,))
     return _follow(sbps, kept.get)
+
+
+def split_along(attrs, metas, sbps) -> Signature:
+    """split / chunk / tensor_split along ``dim``: every piece keeps a split of another dim."""
+    at = _wrap(attrs["dim"], len(metas[0][0]))
+    return _follow(sbps, lambda d: None if d == at else d)
+
+
+def unbind(attrs, metas, sbps) -> Signature:
+    """unbind(dim): every slice keeps a split of another dim (re-indexed)."""
+    return select(attrs, metas, sbps)
+
+
+def index_select(attrs, metas, sbps) -> Signature:
+    """index_select(input, dim, index): a split of another input dim passes (the index
+    broadcast); a split index splits the output along ``dim`` (the input broadcast); picking
+    rows commutes with any partial of the input."""
+    x, i = sbps
+    at = _wrap(attrs["dim"], len(metas[0][0]))
+    if x.is_split and x.dim != at:
+        return Signature((x, broadcast), (x,))
+    if x.is_partial and not i.is_partial:
+        return Signature((x, broadcast), (x,))
+    if i.is_split and len(metas[0][0]) > 0:
+        return Signature((broadcast, i), (split(at),))
+    return Signature((broadcast, broadcast), (broadcast,))
 
 
 def cat(attrs, metas, sbps) -> Signature:

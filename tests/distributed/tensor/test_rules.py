@@ -268,6 +268,24 @@ def test_shape_ops(name, n):
 
 
 @pytest.mark.parametrize("n", [2, 3])
+def test_multi_views_and_index_select(n):
+    lay = [_layouts(2, (partial_sum, partial_max, partial_min))]
+    x = _r(4, 6)
+    for fn in (lambda x: x.chunk(2, 1), lambda x: x.split([1, 3], 0), lambda x: x.tensor_split(3, 1), lambda x: x.unbind(1)):
+        _sweep(lambda x, fn=fn: [t * 1.0 for t in fn(x)], [x], n, layouts=lay)
+    _sweep(
+        lambda x, i: ember.index_select(x, 1, i),
+        [x, np.array([5, 0, 2, 2])],
+        n,
+        layouts=[None, (split(0), broadcast)],
+        grad=False,
+    )
+    _sweep(
+        lambda x, i: ember.index_select(x, 0, i), [x, np.array([3, 1])], n, layouts=[None, (split(0), broadcast)], grad=False
+    )  # index_add into local zeros (see LOCAL_IN_DERIVATIVE)
+
+
+@pytest.mark.parametrize("n", [2, 3])
 def test_cat_stack(n):
     _sweep(lambda x, y: ember.cat([x, y], 1), [A, B3], n)
     _sweep(lambda x, y: ember.cat([x, y], 0), [A, _r(2, 3)], n)
