@@ -204,7 +204,9 @@ def _signatures(op, attrs: dict, inputs: tuple, n_out: int, p):
         for d in range(p.ndim):
             sbps = tuple(t._sbp[d] for t in inputs)
             if getattr(rule, "needs_ranks", False):
-                sig = rule(attrs, metas, sbps, p.mesh_shape[d])
+                # the size a rule counts pieces of is the logical one: a dim split on two mesh dims
+                # (nested pieces) is not what it reasons about, so it declines
+                sig = None if _nested(inputs, d) else rule(attrs, metas, sbps, p.mesh_shape[d])
             else:
                 sig = rule(attrs, metas, sbps)
             if sig is None:
@@ -221,6 +223,15 @@ def _signatures(op, attrs: dict, inputs: tuple, n_out: int, p):
             return out, None
     whole = Signature((broadcast,) * len(inputs), (broadcast,) * n_out)
     return [whole] * p.ndim, _NO_RULE if rule is None else "the rule declined: boxed to broadcast"
+
+
+def _nested(inputs: tuple, d: int) -> bool:
+    """Whether an input's split on mesh dim ``d`` splits a dim another mesh dim splits too."""
+    for t in inputs:
+        e = t._sbp[d]
+        if e.is_split and any(k != d and other == e for k, other in enumerate(t._sbp)):
+            return True
+    return False
 
 
 def _write_into(op, outputs: tuple, made: list) -> list:

@@ -444,6 +444,10 @@ MESH_CASES = [
     ("linear", lambda x, w: F.linear(x, w), [_r(5, 4), _r(3, 4)], [(split(0), broadcast), (broadcast, split(0))]),
     ("cat", lambda x, y: ember.cat([x, y], 1), [A, B3], [(split(0), broadcast), (split(0), partial_sum)]),
     ("getitem", lambda x: x[:, 1:] * 1.0, [A], [(split(0), partial_sum)]),
+    # one dim split on both mesh dims (nested pieces): the size-counting rules decline
+    ("reshape_nested", lambda x: x.reshape(2, 12), [_r(6, 4)], [(split(0), split(0))]),
+    ("amax_nested", lambda x: x.amax(0), [_r(3, 4)], [(split(0), split(0))]),
+    ("add_nested", lambda x, y: x + y, [A, B3], [(split(0), split(0)), (split(0), split(0))]),
 ]
 
 
