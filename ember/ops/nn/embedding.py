@@ -109,7 +109,7 @@ def one_hot(tensor, num_classes):
     return dispatch(_ONE_HOT, (tensor,), {"num_classes": num_classes})[0]
 
 
-_ONE_HOT = OpExpr("one_hot", ("input",), ("out",))
+_ONE_HOT = OpExpr("one_hot", ("input",), ("out",)).tag(sbp=sbp_rules.shape.identity_split)
 
 
 @_ONE_HOT.shape_rule

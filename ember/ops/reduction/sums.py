@@ -195,7 +195,7 @@ def _cumulative(op: OpExpr):
     return run_scan
 
 
-CUMSUM = _scan("cumsum")
+CUMSUM = _scan("cumsum").tag(sbp=sbp_rules.shape.cumsum)
 
 declare(
     "cumsum",
@@ -221,7 +221,7 @@ def _cumsum_grad(ctx, g):
     return (_as_input_dtype(g.flip((d,)).cumsum(d).flip((d,)), ctx),)
 
 
-CUMPROD = _scan("cumprod")
+CUMPROD = _scan("cumprod").tag(sbp=sbp_rules.shape.cumprod)
 
 declare(
     "cumprod",

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from ...dispatch.opexpr import OP_REGISTRY
 from ...dispatch.sbp import Signature, broadcast, partial_sum, split
+from .elementwise import elementwise
 
 __all__ = [
+    "pointwise_loss",
     "cross_entropy",
     "cross_entropy_backward",
     "cross_entropy_probs_backward",
@@ -121,3 +123,29 @@ def cross_entropy_probs_backward(attrs, metas, sbps) -> Signature:
     if probs == split(1) and target == split(0) and not g.is_partial:
         return Signature((broadcast, probs, target), (split(0),), run=_probs_backward_run)
     return _whole(3)
+
+
+def _loss_mean_run(apply, pieces, attrs, info):
+    """A rank's part of a mean loss: its summed loss over the global element count."""
+    op, x = info["op"], info["inputs"][0]
+    count = 1
+    for size in x._shape:
+        count *= size
+    (total,) = apply(op, pieces, {**attrs, "reduction": "sum"})
+    if count == 0:
+        return apply(op, pieces, attrs)
+    return apply(OP_REGISTRY["div_scalar"], (total,), {"other": count})
+
+
+def pointwise_loss(attrs, metas, sbps) -> Signature:
+    """mse / l1 / smooth_l1 / huber / binary cross entropy (input, target) without weights: the
+    elementwise rule's split, then ``none`` keeps it, ``sum`` is a partial sum and ``mean`` a
+    partial sum of local sums over the global element count."""
+    if len(sbps) != 2:
+        return _whole(len(sbps))
+    sig = elementwise(attrs, metas, sbps)
+    if not sig.outputs[0].is_split or attrs["reduction"] == "none":
+        return sig
+    if attrs["reduction"] == "sum":
+        return Signature(sig.inputs, (partial_sum,))
+    return Signature(sig.inputs, (partial_sum,), run=_loss_mean_run)

@@ -18,7 +18,7 @@ from ...dispatch.opexpr import OP_REGISTRY
 from ...dispatch.sbp import Signature, broadcast, needs_ranks, split, split_sizes
 
 __all__ = [
-    "cat", "expand", "getitem", "identity", "index_select", "movedim", "narrow", "permute", "reshape", "select", "split_along", "squeeze", "t", "to_copy",
+    "along", "cat", "cumprod", "cumsum", "expand", "flip", "identity_split", "triangle", "getitem", "identity", "index_select", "movedim", "narrow", "permute", "reshape", "select", "split_along", "squeeze", "t", "to_copy",
     "transpose", "unbind", "unflatten", "unsqueeze",
 ]  # fmt: skip
 
@@ -41,6 +41,15 @@ def _follow(sbps, where) -> Signature:
 def identity(attrs, metas, sbps) -> Signature:
     """detach, contiguous: the layout passes whole."""
     return Signature((sbps[0],), (sbps[0],))
+
+
+def identity_split(attrs, metas, sbps) -> Signature:
+    """one_hot: the input's dims stay where they are (a class dim is added last); a split
+    passes, a partial is boxed (one_hot is not linear)."""
+    e = sbps[0]
+    if e.is_partial:
+        return Signature((broadcast,), (broadcast,))
+    return Signature((e,), (e,))
 
 
 def to_copy(attrs, metas, sbps) -> Signature:
@@ -291,6 +300,36 @@ def index_select(attrs, metas, sbps) -> Signature:
     if i.is_split and len(metas[0][0]) > 0:
         return Signature((broadcast, i), (split(at),))
     return Signature((broadcast, broadcast), (broadcast,))
+
+
+def along(dims_attr: str, *, partials: tuple = ("sum", "max", "min")):
+    """Ops that work along the dims named by ``dims_attr`` (cumsum's dim, flip's dims, roll's
+    dims, None meaning all): a split of another dim passes; a partial passes when its reduction
+    commutes with the op (``partials``: any for a rearrangement, sum for cumsum)."""
+
+    def rule(attrs, metas, sbps) -> Signature:
+        n = len(metas[0][0])
+        dims = attrs[dims_attr]
+        dims = range(n) if dims is None else [_wrap(d, n) for d in ((dims,) if isinstance(dims, int) else dims)]
+        e = sbps[0]
+        if e.is_partial and e.reduce not in partials:
+            return Signature((broadcast,), (broadcast,))
+        return _follow(sbps, lambda d: None if d in dims else d)
+
+    rule.__name__ = rule.__qualname__ = f"along_{dims_attr}"
+    return rule
+
+
+cumsum = along("dim", partials=("sum",))
+cumprod = along("dim", partials=())
+flip = along("dims")
+
+
+def triangle(attrs, metas, sbps) -> Signature:
+    """tril / triu: a split of a batch dim passes (the mask of the last two dims is by global
+    position); zeroing entries keeps any partial."""
+    n = len(metas[0][0])
+    return _follow(sbps, lambda d: d if d < n - 2 else None)
 
 
 def cat(attrs, metas, sbps) -> Signature:

@@ -285,6 +285,46 @@ def test_multi_views_and_index_select(n):
     )  # index_add into local zeros (see LOCAL_IN_DERIVATIVE)
 
 
+ALONG = {
+    "cumsum": lambda x: x.cumsum(1),
+    "cumsum0": lambda x: x.cumsum(0),
+    "cumprod": lambda x: x.cumprod(1),
+    "flip": lambda x: x.flip([0]),
+    "roll": lambda x: x.roll(1, 1),
+    "roll_flat": lambda x: x.roll(2),
+    "tril": lambda x: x.tril(),
+    "triu_batched": lambda x: x.reshape(2, 2, 3).triu(1),
+    "masked_fill": lambda x: x.masked_fill(x.detach() > 0.3, 2.0),
+    "one_hot": lambda x: F.one_hot((x.detach().abs() * 2).to(ember.int64), 6),
+}
+
+
+@pytest.mark.parametrize("n", [2, 3])
+@pytest.mark.parametrize("name", sorted(ALONG))
+def test_along_dims(name, n):
+    value = _r(4, 3)
+    _sweep(ALONG[name], [value], n, layouts=[_layouts(2, (partial_sum, partial_max, partial_min))])
+
+
+LOSSES = {
+    "mse": F.mse_loss,
+    "l1": F.l1_loss,
+    "smooth_l1": F.smooth_l1_loss,
+    "huber": F.huber_loss,
+    "bce_logits": F.binary_cross_entropy_with_logits,
+    "bce": lambda x, t, reduction: F.binary_cross_entropy(x.sigmoid(), t, reduction=reduction),
+}
+
+
+@pytest.mark.parametrize("n", [2, 3])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("name", sorted(LOSSES))
+def test_pointwise_losses(name, reduction, n):
+    target = RNG.random((5, 3))
+    _sweep(lambda x, t: LOSSES[name](x, t, reduction=reduction), [A, target], n,
+           layouts=[(split(0), split(1), broadcast, partial_sum), (split(0), split(1), broadcast)])  # fmt: skip
+
+
 @pytest.mark.parametrize("n", [2, 3])
 def test_cat_stack(n):
     _sweep(lambda x, y: ember.cat([x, y], 1), [A, B3], n)
@@ -467,19 +507,19 @@ def test_mesh_2x2(name):
 def test_op_without_rule_boxes_and_says_so():
     from ember.dispatch import OP_REGISTRY
 
-    assert OP_REGISTRY["flip"].sbp_rule is None
+    assert OP_REGISTRY["repeat"].sbp_rule is None
     with simulated_world(3):
         p = ember.placement("cpu", [0, 1, 2])
-        check(lambda x: ember.flip(x, [0]), [Case(A, split(0))], p, 3)
-        before = GLOBAL.fallbacks.get("flip", 0)
+        check(lambda x: x.repeat(2, 1), [Case(A, split(0))], p, 3)
+        before = GLOBAL.fallbacks.get("repeat", 0)
         x = distribute(ember.tensor(A), p, split(0))
         with ember.trace() as t:
-            y = ember.flip(x, [1])
+            y = x.repeat(1, 2)
         assert y.sbp == (broadcast,)
-        np.testing.assert_array_equal(y.numpy(), np.flip(A, 1))
-        notes = [j.details.get("rule") for j in t.journeys if j.op == "flip" or j.function == "flip"]
+        np.testing.assert_array_equal(y.numpy(), np.tile(A, (1, 2)))
+        notes = [j.details.get("rule") for j in t.journeys if j.op == "repeat"]
         assert any(n and "no SBP rule" in n for n in notes), [j.details for j in t.journeys]
-        assert GLOBAL.fallbacks["flip"] == before + 1
+        assert GLOBAL.fallbacks["repeat"] == before + 1
 
 
 def test_mixing_global_and_local_names_both():
