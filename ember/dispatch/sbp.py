@@ -18,7 +18,7 @@ language of SBP signatures: ops state their rules in it (``OpExpr.tag(sbp=...)``
 from __future__ import annotations
 
 __all__ = [
-    "SBP", "Signature", "broadcast", "normalize", "partial_max", "partial_min", "partial_sum", "split", "split_range",
+    "SBP", "Signature", "broadcast", "needs_ranks", "normalize", "partial_max", "partial_min", "partial_sum", "split", "split_range",
     "split_sizes",
 ]  # fmt: skip
 
@@ -120,7 +120,9 @@ class Signature:
     ``local_attrs(attrs, in_shapes, out_shapes)``, when given, rewrites attributes that name
     logical sizes (reshape's shape) for a rank's pieces. ``run(apply, pieces, attrs, info)``,
     when given, computes a rank's outputs in place of the op's own kernel (mean over a split dim
-    is a local sum scaled by the global count); ``apply(op, inputs, attrs)`` runs any op locally.
+    is a local sum scaled by the global count); ``apply(op, inputs, attrs)`` runs any op locally,
+    and ``info`` holds the ``op``, the ``placement``, the ``rank`` and its mesh ``coord``, the
+    ``signatures`` (one per mesh dim), the boxed global ``inputs`` and the outputs' ``metas``.
     """
 
     __slots__ = ("inputs", "local_attrs", "outputs", "run")
@@ -135,3 +137,11 @@ class Signature:
         ins = ", ".join(e.short() for e in self.inputs)
         outs = ", ".join(e.short() for e in self.outputs)
         return f"({ins}) -> ({outs})"
+
+
+def needs_ranks(rule):
+    """Mark an SBP rule that needs the mesh dimension's size: it is then called
+    ``rule(attrs, metas, sbps, ranks)``. Uneven splits make some rules depend on it (a reshape
+    keeps a split only when every rank's rows stay whole; a max over a split dim needs no empty piece)."""
+    rule.needs_ranks = True
+    return rule

@@ -24,7 +24,7 @@ from .._core.device import CPU, Device, as_device
 from .._core.shape import contiguous_strides
 from .._core.tensor import Tensor, assign_array, empty_tensor
 from ..dispatch import NO_ATTRS, OpExpr, dispatch
-from ..dispatch.sbp import Signature
+from . import sbp_rules
 from .common import functional as _F, sum_to
 from .creation import broadcastable_to, fill_into, memory_format as _memory_format, preserved_strides
 from .functor import FUNCTORS, functor
@@ -34,10 +34,9 @@ declare = schema_family("conversion")
 
 __all__ = ["COPY_", "DETACH", "DTYPE_METHODS", "TO_COPY", "convert"]
 
-TO_COPY = OpExpr("_to_copy", ("x",), ("y",))
+TO_COPY = OpExpr("_to_copy", ("x",), ("y",)).tag(sbp=sbp_rules.shape.to_copy)
 COPY_ = OpExpr("copy_", ("self", "src"), ("self",))
-DETACH = OpExpr("detach", ("x",), ("y",)).tag(shape_role="identity_if_same_shape")
-DETACH.tag(sbp=lambda attrs, metas, sbps: Signature(sbps, sbps))  # the same pieces, any layout (a partial too)
+DETACH = OpExpr("detach", ("x",), ("y",)).tag(shape_role="identity_if_same_shape", sbp=sbp_rules.shape.identity)
 
 
 @TO_COPY.shape_rule

@@ -125,7 +125,7 @@ def _check_record(op: str, where: str, i: int, record: object) -> None:
     if record.get("placement") is not None:
         try:
             p = record["placement"]
-            mesh = Placement(p["type"], p["ranks"])
+            mesh = Placement.recorded(p["type"], p["ranks"])
             if len(sbp_from_text(record["sbp"])) != mesh.ndim:
                 raise ValueError(f"{len(record['sbp'])} sbp entries for a {mesh.ndim}-d mesh")
         except (KeyError, TypeError, ValueError) as e:

@@ -6,10 +6,14 @@ For ``apply(op, inputs, attrs)`` it
 1. checks that every tensor input is global on one placement (a 0-d local tensor counts as
    broadcast: the same constant on every rank);
 2. infers the logical outputs with the op's own rule, on the logical inputs;
-3. asks the op's SBP rule (``op.sbp_rule``, one mesh dimension at a time) for a signature; an
-   op without a rule, or one the rule declines, has its inputs boxed to broadcast and runs whole;
+3. asks the op's SBP rule (``op.sbp_rule``, one mesh dimension at a time; a rule marked
+   ``needs_ranks`` is also told the mesh dimension's size) for a signature; an op without a
+   rule, or one the rule declines, has its inputs boxed to broadcast and runs whole, and the
+   trace says so (``journey.details["rule"]``);
 4. boxes the inputs whose layout differs;
-5. runs the op on each hosted rank's pieces with the eager-local interpreter (the same kernel);
+5. runs the op on each hosted rank's pieces with the eager-local interpreter (the same kernel),
+   or with the signature's ``run`` where it has one (the first mesh dimension's that does), the
+   attributes rewritten for the piece by its ``local_attrs`` where it has them;
 6. wraps the pieces as global outputs, checking that each has the shape its layout gives.
 
 Autograd wraps it as it wraps the local one: derivatives are ops, so they come back here. It is
@@ -54,7 +58,7 @@ class EagerGlobalInterpreter(Interpreter):
                         "write into a global tensor, or use to_local()"
                     )
         metas = _logical_outputs(op, inputs, attrs)
-        signatures, note = _signatures(op, attrs, inputs, len(metas), p.ndim)
+        signatures, note = _signatures(op, attrs, inputs, len(metas), p)
         if note is not None:
             self.fallbacks[op.name] = self.fallbacks.get(op.name, 0) + 1
         steps: list = []
@@ -63,14 +67,14 @@ class EagerGlobalInterpreter(Interpreter):
             listener = steps.append
             BOXING_LOG_LISTENERS.append(lambda *s: steps.append(s))
         try:
-            boxed = tuple(box(t, tuple(sig.inputs[i] for sig in signatures)) for i, t in enumerate(inputs))
+            boxed = tuple(_scalar_pieces(box(t, tuple(sig.inputs[i] for sig in signatures))) for i, t in enumerate(inputs))
         finally:
             if listener is not None:
                 BOXING_LOG_LISTENERS.pop()
         out_sbp = [tuple(sig.outputs[j] for sig in signatures) for j in range(len(metas))]
-        sig0 = signatures[0] if signatures else None
-        local_attrs = sig0.local_attrs if sig0 is not None else None
-        run = sig0.run if sig0 is not None else None
+        # a rewrite or a run works on the piece whatever the other mesh dims did: take the first
+        local_attrs = next((s.local_attrs for s in signatures if s.local_attrs is not None), None)
+        run = next((s.run for s in signatures if s.run is not None), None)
         results: dict = {}
         for rank in world.hosted(p.rank_list()):
             coord = p.coordinate(rank)
@@ -80,7 +84,15 @@ class EagerGlobalInterpreter(Interpreter):
                 out_shapes = [layout.piece_shape(m[0], out_sbp[j], p.mesh_shape, coord) for j, m in enumerate(metas)]
                 a = local_attrs(attrs, [x._shape for x in pieces], out_shapes)
             if run is not None:
-                info = {"placement": p, "rank": rank, "coord": coord, "signatures": signatures, "inputs": boxed, "metas": metas}
+                info = {
+                    "op": op,
+                    "placement": p,
+                    "rank": rank,
+                    "coord": coord,
+                    "signatures": signatures,
+                    "inputs": boxed,
+                    "metas": metas,
+                }
                 results[rank] = tuple(run(_local_apply, pieces, a, info))
             else:
                 results[rank] = EAGER.apply(op, pieces, a)
@@ -116,6 +128,15 @@ class EagerGlobalInterpreter(Interpreter):
                 rule=note or getattr(op.sbp_rule, "__name__", ""),
             )
         return tuple(made)
+
+
+def _scalar_pieces(t: GlobalTensor) -> GlobalTensor:
+    """Boxing a 0-d tensor hands back 1-element 1-d pieces (np.ascontiguousarray promotes 0-d
+    arrays, boxing.py): give them their 0-d shape again before a kernel sees them."""
+    if t._shape == () and any(p._shape != () for p in t._pieces.values()):
+        pieces = {r: p.reshape(()) for r, p in t._pieces.items()}
+        return make_global(pieces, (), t._dtype, t._placement, t._sbp, t._world)
+    return t
 
 
 def _local_apply(op, inputs: tuple, attrs: dict) -> tuple:
@@ -174,14 +195,20 @@ def _logical_outputs(op, inputs: tuple, attrs: dict) -> list:
     return [(tuple(s.shape), s.dtype) for s in EAGER.infer(op, inputs, attrs)]
 
 
-def _signatures(op, attrs: dict, inputs: tuple, n_out: int, mesh_ndim: int):
+def _signatures(op, attrs: dict, inputs: tuple, n_out: int, p):
     """One signature per mesh dimension, or broadcast everywhere (with a note saying why)."""
     rule = op.sbp_rule
     metas = tuple((t._shape, t._dtype) for t in inputs)
     out = []
     if rule is not None:
-        for d in range(mesh_ndim):
-            sig = rule(attrs, metas, tuple(t._sbp[d] for t in inputs))
+        for d in range(p.ndim):
+            sbps = tuple(t._sbp[d] for t in inputs)
+            if getattr(rule, "needs_ranks", False):
+                # the size a rule counts pieces of is the logical one: a dim split on two mesh dims
+                # (nested pieces) is not what it reasons about, so it declines
+                sig = None if _nested(inputs, d) else rule(attrs, metas, sbps, p.mesh_shape[d])
+            else:
+                sig = rule(attrs, metas, sbps)
             if sig is None:
                 break
             if len(sig.outputs) != n_out:  # a rule written for one output: the same layout for each
@@ -195,7 +222,16 @@ def _signatures(op, attrs: dict, inputs: tuple, n_out: int, mesh_ndim: int):
         else:
             return out, None
     whole = Signature((broadcast,) * len(inputs), (broadcast,) * n_out)
-    return [whole] * mesh_ndim, _NO_RULE if rule is None else "the rule declined: boxed to broadcast"
+    return [whole] * p.ndim, _NO_RULE if rule is None else "the rule declined: boxed to broadcast"
+
+
+def _nested(inputs: tuple, d: int) -> bool:
+    """Whether an input's split on mesh dim ``d`` splits a dim another mesh dim splits too."""
+    for t in inputs:
+        e = t._sbp[d]
+        if e.is_split and any(k != d and other == e for k, other in enumerate(t._sbp)):
+            return True
+    return False
 
 
 def _write_into(op, outputs: tuple, made: list) -> list:

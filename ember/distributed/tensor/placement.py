@@ -17,6 +17,7 @@ import numpy as np
 __all__ = ["placement"]
 
 _DEVICE_TYPES = ("cpu",)
+_CHECK_WORLD = [True]  # off while placement.recorded() builds one
 
 
 class placement:  # OneFlow's spelling
@@ -44,9 +45,20 @@ class placement:  # OneFlow's spelling
         self.type = type
         self._mesh = mesh
         self._key = (type, mesh.shape, tuple(int(r) for r in mesh.flat))
-        world = _start_world()
-        if world is not None:
-            self.check_world(world.size)
+        if _CHECK_WORLD[0]:
+            world = _start_world()
+            if world is not None:
+                self.check_world(world.size)
+
+    @classmethod
+    def recorded(cls, type: str, ranks) -> placement:  # noqa: A002
+        """A placement as a record describes it (a checkpoint's, saved by another world): checked
+        in itself but not against this world, and starting none."""
+        _CHECK_WORLD[0] = False
+        try:
+            return cls(type, ranks)
+        finally:
+            _CHECK_WORLD[0] = True
 
     @property
     def ranks(self) -> np.ndarray:

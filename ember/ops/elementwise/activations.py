@@ -49,14 +49,13 @@ declare(
     [0.0, 0.5]
     """,
 )
-unary("relu", "Relu", kinds=REAL_NO_BOOL).tag(tf_name="Relu")
+unary("relu", "Relu", kinds=REAL_NO_BOOL).tag(tf_name="Relu", sbp=sbp_rules.monotone_unary)
 
 # relu's input gradient in one kernel, for backward without create_graph: one dispatch in place
 # of a comparison and a product (``g * (y > 0)`` is what double backward differentiates)
-_THRESHOLD_BACKWARD = OpExpr("threshold_backward", ("grad_output", "output"), ("grad_input",))
+_THRESHOLD_BACKWARD = OpExpr("threshold_backward", ("grad_output", "output"), ("grad_input",)).tag(sbp=sbp_rules.threshold_backward)
 _THRESHOLD_BACKWARD.differentiable = False  # used only where no graph is recorded (grad mode off)
 _THRESHOLD_BACKWARD.attr_key = lambda attrs: None  # the rule reads no attribute
-_THRESHOLD_BACKWARD.tag(sbp=sbp_rules.elementwise)
 
 
 @_THRESHOLD_BACKWARD.shape_rule

@@ -50,7 +50,7 @@ def _scaled_scalar(input, other, alpha):
     return other * alpha
 
 
-_add_alpha = OpExpr("add_alpha", ("input", "other"), ("out",))  # input + alpha * other
+_add_alpha = OpExpr("add_alpha", ("input", "other"), ("out",)).tag(sbp=sbp_rules.add_alpha)  # input + alpha * other
 
 
 @_add_alpha.shape_rule
@@ -87,7 +87,7 @@ declare(
 )
 _add, _add_scalar = binary("add", "Add", functors=False)
 _add.tag(sbp=sbp_rules.add_like)
-_add_scalar.tag(right_identity=0)  # x + 0 is x
+_add_scalar.tag(right_identity=0, sbp=sbp_rules.shift_unary)  # x + 0 is x
 
 
 def _add_functor(input, other, alpha=1, out=None):
@@ -150,8 +150,8 @@ declare(
     """,
 )
 _sub, _sub_scalar = binary("sub", "Sub", check=_check_sub, functors=False)
-_sub.tag(sbp=sbp_rules.add_like)
-_sub_scalar.tag(right_identity=0)
+_sub.tag(sbp=sbp_rules.sub_like)
+_sub_scalar.tag(right_identity=0, sbp=sbp_rules.shift_unary)  # x - c
 
 
 def _sub_functor(input, other, alpha=1, out=None):
@@ -245,7 +245,7 @@ _neg = unary(
         "Negation, the `-` operator, on a bool tensor is not supported. "
         "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
     ),
-).tag(tf_name="Neg")
+).tag(tf_name="Neg", sbp=sbp_rules.negate)
 
 
 @_neg.grad_rule(saves="none")

@@ -14,6 +14,7 @@ tensor([20.])
 from __future__ import annotations
 
 from ...dispatch import OpExpr, dispatch
+from .. import sbp_rules
 from ..common import functional as _F
 from ..functor import FUNCTORS
 from ..schema import schema_family
@@ -22,8 +23,8 @@ from .kinds import ALL, to_real_float
 
 declare = schema_family("elementwise")
 
-_real_op = OpExpr("real", ("x",), ("y",))
-_imag_op = OpExpr("imag", ("x",), ("y",))
+_real_op = OpExpr("real", ("x",), ("y",)).tag(sbp=sbp_rules.linear_unary)
+_imag_op = OpExpr("imag", ("x",), ("y",)).tag(sbp=sbp_rules.linear_unary)
 
 
 def _part_view(x, part: int):
@@ -86,7 +87,7 @@ declare(
     method=True, inplace="conj_physical_", out=True,
     doc="The complex conjugate, computed into new memory (real input: a copy).",
 )
-unary("conj_physical", "ConjPhysical", kinds=ALL)
+unary("conj_physical", "ConjPhysical", kinds=ALL).tag(sbp=sbp_rules.linear_unary)
 
 
 @unary_grad("conj_physical", saves="none")

@@ -9,6 +9,7 @@ exponentials save their output (``d exp(x) = exp(x)``), the logarithms their inp
 
 from __future__ import annotations
 
+from .. import sbp_rules
 from ..common import functional as _F
 from ..schema import schema_family
 from .factories import binary, binary_grad, binary_scalar_grad, cj, unary, unary_grad
@@ -25,7 +26,7 @@ declare(
     method=True, inplace="exp_", out=True,
     doc="e to the power of input; integers give the default float dtype.",
 )
-unary("exp", "Exp", kinds=ALL, result=to_float).tag(tf_name="Exp")
+unary("exp", "Exp", kinds=ALL, result=to_float).tag(tf_name="Exp", sbp=sbp_rules.monotone_unary)
 
 
 @unary_grad("exp", saves="outputs")
@@ -35,7 +36,7 @@ def _exp_grad(ctx, g):
 
 
 declare("exp2", "Tensor (Tensor input) => Exp2", method=True, inplace="exp2_", out=True, doc="2 to the power of input.")
-unary("exp2", "Exp2", kinds=ALL, result=to_float)
+unary("exp2", "Exp2", kinds=ALL, result=to_float).tag(sbp=sbp_rules.monotone_unary)
 
 
 @unary_grad("exp2", saves="outputs")
@@ -50,7 +51,7 @@ declare(
     method=True, inplace="expm1_", out=True,
     doc="exp(input) - 1, accurate near 0.",
 )
-unary("expm1", "Expm1", kinds=ALL, result=to_float)
+unary("expm1", "Expm1", kinds=ALL, result=to_float).tag(sbp=sbp_rules.monotone_unary)
 
 
 @unary_grad("expm1", saves="outputs")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from ..._core import dtype as _dt
 from ...dispatch import OpExpr, dispatch
+from .. import sbp_rules
 from ..common import functional as _F
 from ..functor import FUNCTORS
 from ..schema import schema_family
@@ -39,7 +40,9 @@ declare(
     method=True, out=True, op=("maximum", "maximum_scalar"),
     doc="Elementwise maximum; NaN propagates.",
 )
-binary("maximum", "Maximum", kinds=REAL)[0].tag(tf_name="Maximum")  # maximum_scalar nodes take the name too
+_maximum, _maximum_scalar = binary("maximum", "Maximum", kinds=REAL)
+_maximum.tag(tf_name="Maximum", sbp=sbp_rules.maximum_like)
+_maximum_scalar.tag(sbp=sbp_rules.monotone_unary)  # maximum_scalar nodes take the name too
 
 
 @binary_grad("maximum")
@@ -63,7 +66,9 @@ declare(
     method=True, out=True, op=("minimum", "minimum_scalar"),
     doc="Elementwise minimum; NaN propagates.",
 )
-binary("minimum", "Minimum", kinds=REAL)[0].tag(tf_name="Minimum")
+_minimum, _minimum_scalar = binary("minimum", "Minimum", kinds=REAL)
+_minimum.tag(tf_name="Minimum", sbp=sbp_rules.minimum_like)
+_minimum_scalar.tag(sbp=sbp_rules.monotone_unary)
 
 
 @binary_grad("minimum")
@@ -136,7 +141,7 @@ def _fmin_scalar_grad(ctx, g):
 
 
 # clamp: scalars are attributes (weak in promotion); tensor bounds go through maximum/minimum.
-_clamp_op = OpExpr("clamp", ("x",), ("y",))
+_clamp_op = OpExpr("clamp", ("x",), ("y",)).tag(sbp=sbp_rules.clamp_like)
 
 
 @_clamp_op.shape_rule

@@ -10,6 +10,7 @@ passes the gradient through.
 
 from __future__ import annotations
 
+from .. import sbp_rules
 from ..schema import schema_family
 from .factories import unary, unary_grad, zero_unary_grad
 from .kinds import FLOATING, REAL_NO_BOOL
@@ -22,10 +23,10 @@ declare(
     method=True, inplace="floor_", out=True,
     doc="Round down to an integer value (integers are returned unchanged).",
 )
-unary("floor", "Floor", kinds=REAL_NO_BOOL).grad_rule(saves="none")(zero_unary_grad)
+unary("floor", "Floor", kinds=REAL_NO_BOOL).tag(sbp=sbp_rules.monotone_unary).grad_rule(saves="none")(zero_unary_grad)
 
 declare("ceil", "Tensor (Tensor input) => Ceil", method=True, inplace="ceil_", out=True, doc="Round up to an integer value.")
-unary("ceil", "Ceil", kinds=REAL_NO_BOOL).grad_rule(saves="none")(zero_unary_grad)
+unary("ceil", "Ceil", kinds=REAL_NO_BOOL).tag(sbp=sbp_rules.monotone_unary).grad_rule(saves="none")(zero_unary_grad)
 
 declare(
     "trunc",
@@ -33,7 +34,7 @@ declare(
     method=True, inplace="trunc_", out=True, aliases=("fix",),
     doc="Round toward zero.",
 )
-unary("trunc", "Trunc", kinds=REAL_NO_BOOL).grad_rule(saves="none")(zero_unary_grad)
+unary("trunc", "Trunc", kinds=REAL_NO_BOOL).tag(sbp=sbp_rules.monotone_unary).grad_rule(saves="none")(zero_unary_grad)
 
 
 def _check_round(attrs, dtype):
@@ -52,7 +53,7 @@ declare(
     [0.0, 2.0, 3.0]
     """,
 )
-unary("round", "Round", kinds=REAL_NO_BOOL, attrs=("decimals",), check=_check_round).grad_rule(saves="none")(zero_unary_grad)
+unary("round", "Round", kinds=REAL_NO_BOOL, attrs=("decimals",), check=_check_round).tag(sbp=sbp_rules.monotone_unary).grad_rule(saves="none")(zero_unary_grad)
 
 declare(
     "frac",

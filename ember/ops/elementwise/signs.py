@@ -10,6 +10,7 @@ and refuses complex input, for which ``sgn`` gives ``input / |input|``; ``copysi
 
 from __future__ import annotations
 
+from .. import sbp_rules
 from ..common import functional as _F
 from ..schema import schema_family
 from .factories import binary, binary_grad, binary_scalar_grad, unary, unary_grad, zero_unary_grad, zeros_grad
@@ -48,7 +49,7 @@ declare(
     [-1.0, 0.0, 1.0]
     """,
 )
-unary("sign", "Sign", kinds=REAL).grad_rule(saves="none")(zero_unary_grad)  # zero almost everywhere
+unary("sign", "Sign", kinds=REAL).tag(sbp=sbp_rules.monotone_unary).grad_rule(saves="none")(zero_unary_grad)  # zero almost everywhere
 
 declare(
     "sgn",

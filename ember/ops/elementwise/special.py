@@ -10,6 +10,7 @@ Wichura's AS241 and a Newton step for erfinv.
 
 from __future__ import annotations
 
+from .. import sbp_rules
 from ..common import functional as _F
 from ..schema import schema_family
 from .factories import cj, unary, unary_grad
@@ -31,7 +32,7 @@ declare(
     [0.0, -1.0]
     """,
 )
-unary("erf", "Erf", kinds=REAL, result=to_float)
+unary("erf", "Erf", kinds=REAL, result=to_float).tag(sbp=sbp_rules.monotone_unary)
 
 
 @unary_grad("erf")
@@ -82,7 +83,7 @@ declare(
     method=True, inplace="sigmoid_", out=True,
     doc="1 / (1 + exp(-input)), computed without overflow.",
 )
-unary("sigmoid", "Sigmoid", kinds=ALL, result=to_float).tag(tf_name="Sigmoid")
+unary("sigmoid", "Sigmoid", kinds=ALL, result=to_float).tag(tf_name="Sigmoid", sbp=sbp_rules.monotone_unary)
 
 
 @unary_grad("sigmoid", saves="outputs")

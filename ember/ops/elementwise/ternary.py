@@ -13,6 +13,7 @@ from __future__ import annotations
 from ..._core import dtype as _dt
 from ..._core.tensor import tensor
 from ...dispatch import NO_ATTRS, OpExpr, dispatch
+from .. import sbp_rules
 from ..common import broadcast_all, broadcast_pair, functional as _F, wants_grad
 from ..functor import FUNCTORS
 from ..schema import schema_family
@@ -21,7 +22,7 @@ from .kinds import INEXACT, check_kinds
 
 declare = schema_family("elementwise")
 
-_where_op = OpExpr("where", ("condition", "input", "other"), ("out",)).tag(tf_name="Select")
+_where_op = OpExpr("where", ("condition", "input", "other"), ("out",)).tag(tf_name="Select", sbp=sbp_rules.where)
 
 
 @_where_op.shape_rule
@@ -71,8 +72,8 @@ def _where_grad(ctx, g):
     return None, ga, gb
 
 
-_lerp_op = OpExpr("lerp", ("input", "end", "weight"), ("out",))
-_lerp_scalar_op = OpExpr("lerp_scalar", ("input", "end"), ("out",))
+_lerp_op = OpExpr("lerp", ("input", "end", "weight"), ("out",)).tag(sbp=sbp_rules.lerp)
+_lerp_scalar_op = OpExpr("lerp_scalar", ("input", "end"), ("out",)).tag(sbp=sbp_rules.lerp)
 
 
 def _check_lerp(a, b, weight):

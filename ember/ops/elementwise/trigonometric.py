@@ -9,6 +9,7 @@ inverse functions keep their NumPy names as aliases (``arcsin``...).
 
 from __future__ import annotations
 
+from .. import sbp_rules
 from ..common import functional as _F
 from ..schema import schema_family
 from .factories import binary, binary_grad, binary_scalar_grad, cj, unary, unary_grad
@@ -77,7 +78,7 @@ declare(
     method=True, inplace="atan_", out=True, aliases=("arctan",),
     doc="Inverse tangent.",
 )
-unary("atan", "Atan", kinds=ALL, result=to_float)
+unary("atan", "Atan", kinds=ALL, result=to_float).tag(sbp=sbp_rules.monotone_unary)
 
 
 @unary_grad("atan")
@@ -107,7 +108,7 @@ def _cosh_grad(ctx, g):
 
 
 declare("tanh", "Tensor (Tensor input) => Tanh", namespaces="nn.functional", method=True, inplace="tanh_", out=True, doc="Hyperbolic tangent.")
-unary("tanh", "Tanh", kinds=ALL, result=to_float).tag(tf_name="Tanh")
+unary("tanh", "Tanh", kinds=ALL, result=to_float).tag(tf_name="Tanh", sbp=sbp_rules.monotone_unary)
 
 
 @unary_grad("tanh", saves="outputs")
@@ -122,7 +123,7 @@ declare(
     method=True, inplace="asinh_", out=True, aliases=("arcsinh",),
     doc="Inverse hyperbolic sine.",
 )
-unary("asinh", "Asinh", kinds=ALL, result=to_float)
+unary("asinh", "Asinh", kinds=ALL, result=to_float).tag(sbp=sbp_rules.monotone_unary)
 
 
 @unary_grad("asinh")

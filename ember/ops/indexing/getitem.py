@@ -24,6 +24,7 @@ from ..._core import dtype as _dt
 from ..._core.shape import broadcast_shapes
 from ..._core.tensor import Tensor, empty_tensor, scalar_for
 from ...dispatch import OpExpr, dispatch
+from .. import sbp_rules
 from ..common import functional as _F, sum_to
 from ..functor import functor
 from ..schema import schema_family
@@ -88,7 +89,7 @@ def _basic_rule(x, key):
     return basic(x, key.items)
 
 
-_GETITEM = view_op("getitem", _basic_rule, ("key",))
+_GETITEM = view_op("getitem", _basic_rule, ("key",)).tag(sbp=sbp_rules.shape.getitem)
 
 
 @_GETITEM.grad_rule(saves="none")

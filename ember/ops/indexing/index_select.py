@@ -15,6 +15,7 @@ from ..._core.shape import wrap_dim
 from ..._core.tensor import Tensor, scalar_for
 from ..._core.tensor_numpy import from_numpy
 from ...dispatch import OpExpr
+from .. import sbp_rules
 from ..common import functional as _F
 from ..functor import functor
 from ..schema import schema_family
@@ -47,7 +48,7 @@ def index_select(input, dim, index, out=None):
     return run(_INDEX_SELECT, (input, index), {"dim": dim}, out)[0]
 
 
-_INDEX_SELECT = OpExpr("index_select", ("input", "index"), ("out",))
+_INDEX_SELECT = OpExpr("index_select", ("input", "index"), ("out",)).tag(sbp=sbp_rules.shape.index_select)
 
 
 @_INDEX_SELECT.shape_rule

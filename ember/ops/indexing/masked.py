@@ -15,6 +15,7 @@ import numpy as np
 from ..._core import dtype as _dt
 from ..._core.tensor import Tensor, scalar_for
 from ...dispatch import NO_ATTRS, OpExpr
+from .. import sbp_rules
 from ..common import broadcast_pair, functional as _F, sum_to
 from ..functor import FUNCTORS, functor
 from ..schema import schema_family
@@ -55,8 +56,8 @@ def masked_fill(input, mask, value, out=None):
     return run(_MASKED_FILL, (input, mask), {"value": value}, out)[0]
 
 
-_MASKED_FILL = OpExpr("masked_fill", ("input", "mask"), ("out",))
-_MASKED_FILL_TENSOR = OpExpr("masked_fill_tensor", ("input", "mask", "value"), ("out",))
+_MASKED_FILL = OpExpr("masked_fill", ("input", "mask"), ("out",)).tag(sbp=sbp_rules.elementwise)
+_MASKED_FILL_TENSOR = OpExpr("masked_fill_tensor", ("input", "mask", "value"), ("out",)).tag(sbp=sbp_rules.elementwise)
 
 
 @_MASKED_FILL.shape_rule

@@ -14,19 +14,24 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from ..._core import dtype as _dt
-from ..._core.tensor_numpy import from_numpy
 from ...dispatch import OpExpr, dispatch
 from ...dispatch.interpreter import running_eagerly
-from ...dispatch.sbp import Signature, broadcast, partial_sum, split
+from .. import sbp_rules
 from ..common import functional as _F, grad_recording
 from ..functor import functor
 from ..schema import schema_family
 from ._common import _as_dtype, _check_floating, _is_int, _legacy_reduction, _loss_op, _needs, _reduce_grad
 
 declare = schema_family("nn", namespaces=("nn.functional",))
+
+
+def _any_ignored(target, ignore_index: int) -> bool:
+    """Whether a target equals ``ignore_index``: the fused forward and its backward assume none
+    does (their mean divides by the batch). A global target is asked with ops (a collective)."""
+    if target.is_global:
+        return bool((target == ignore_index).any().item())
+    return bool((target._host_array() == ignore_index).any())
 
 
 def _nll_like(op: OpExpr, name, input, target, weight, ignore_index, reduction, label_smoothing, log_softmax_first):
@@ -71,6 +76,7 @@ def _nll_like(op: OpExpr, name, input, target, weight, ignore_index, reduction, 
         op is _CROSS_ENTROPY and input._requires_grad and reduction == "mean" and weight is None and not probs
         and label_smoothing == 0 and input.ndim == 2 and not 0 <= ignore_index < n_classes
         and input._dtype in (_dt.float32, _dt.float64) and grad_recording() and running_eagerly()
+        and not _any_ignored(target, ignore_index)
     ):  # fmt: skip
         return dispatch(_CROSS_ENTROPY_WITH_PROBS, inputs, attrs)[0]
     return dispatch(op, inputs, attrs)[0]
@@ -122,7 +128,7 @@ def _nll_infer(attrs, x, target, *weight):
 
 
 _NLL = _loss_op("nll_loss", _nll_infer)
-_CROSS_ENTROPY = _loss_op("cross_entropy", _nll_infer)
+_CROSS_ENTROPY = _loss_op("cross_entropy", _nll_infer).tag(sbp=sbp_rules.nn.cross_entropy)
 _NLL.attr_key = _CROSS_ENTROPY.attr_key = lambda attrs: (attrs["reduction"] == "none", attrs["probs"])  # what the rule reads
 
 
@@ -224,7 +230,7 @@ _CROSS_ENTROPY.grad_rule(saves="inputs")(_nll_grad)
 # cross entropy's input gradient in one kernel, for backward without create_graph: softmax, the
 # target's -1 and the scale in one pass instead of six dispatched ops (the composite above is what
 # double backward and graph-mode gradients differentiate)
-_CE_BACKWARD = OpExpr("cross_entropy_backward", ("grad_output", "input", "target"), ("out",))
+_CE_BACKWARD = OpExpr("cross_entropy_backward", ("grad_output", "input", "target"), ("out",)).tag(sbp=sbp_rules.nn.cross_entropy_backward)
 _CE_BACKWARD.differentiable = False  # used only where no graph is recorded (grad mode off)
 _CE_BACKWARD.attr_key = lambda attrs: attrs["reduction"]
 
@@ -238,7 +244,7 @@ def _ce_backward_infer(attrs, g, x, target):
 # loss and, as an auxiliary output, the softmax probabilities the forward computes anyway,
 # laid out (C, N). Backward without create_graph then needs one scaled copy and a scatter
 # (cross_entropy_probs_backward) instead of computing the softmax again.
-_CROSS_ENTROPY_WITH_PROBS = OpExpr("cross_entropy_with_probs", ("input", "target"), ("out", "probs"))
+_CROSS_ENTROPY_WITH_PROBS = OpExpr("cross_entropy_with_probs", ("input", "target"), ("out", "probs")).tag(sbp=sbp_rules.nn.cross_entropy_with_probs)
 _CROSS_ENTROPY_WITH_PROBS.aux_outputs = (1,)
 
 
@@ -258,45 +264,8 @@ def _ce_with_probs_grad(ctx, g, _probs_grad=None):
     return _nll_grad(ctx, g)
 
 
-_CE_PROBS_BACKWARD = OpExpr("cross_entropy_probs_backward", ("grad_output", "probs", "target"), ("out",))
+_CE_PROBS_BACKWARD = OpExpr("cross_entropy_probs_backward", ("grad_output", "probs", "target"), ("out",)).tag(sbp=sbp_rules.nn.cross_entropy_probs_backward)
 _CE_PROBS_BACKWARD.differentiable = False  # used only where no graph is recorded (grad mode off)
-
-
-def _rows_share(piece, rows: int, total: int):
-    """A rank's mean over its ``rows`` of ``total``, as its share of the mean over all of them."""
-    array = piece.numpy() * (rows / total) if rows else np.zeros(piece._shape, piece._dtype.numpy_dtype)
-    return from_numpy(np.asarray(array, dtype=piece._dtype.numpy_dtype))
-
-
-def _ce_with_probs_sbp(attrs, metas, sbps) -> Signature:
-    """Rows split (data parallel): each rank's mean, scaled by its share of the rows, is a partial
-    sum of the mean; the probabilities (C, N) are split by columns. Otherwise whole."""
-    x, target = sbps
-    if (x.is_split and x.dim == 0) or target.is_split:
-
-        def run(apply, pieces, a, info):
-            loss, probs = apply(_CROSS_ENTROPY_WITH_PROBS, pieces, a)
-            return _rows_share(loss, pieces[0]._shape[0], info["inputs"][0]._shape[0]), probs
-
-        return Signature((split(0), split(0)), (partial_sum, split(1)), run=run)
-    return Signature((broadcast, broadcast), (broadcast, broadcast))
-
-
-def _ce_probs_backward_sbp(attrs, metas, sbps) -> Signature:
-    """The data-parallel form of the gradient: each rank's rows, scaled by 1/N of all rows."""
-    _, probs, target = sbps
-    if (probs.is_split and probs.dim == 1) or target.is_split:
-
-        def run(apply, pieces, a, info):
-            (out,) = apply(_CE_PROBS_BACKWARD, pieces, a)
-            return (_rows_share(out, out._shape[0], info["inputs"][1]._shape[1]),)
-
-        return Signature((broadcast, split(1), split(0)), (split(0),), run=run)
-    return Signature((broadcast,) * 3, (broadcast,))
-
-
-_CROSS_ENTROPY_WITH_PROBS.tag(sbp=_ce_with_probs_sbp)
-_CE_PROBS_BACKWARD.tag(sbp=_ce_probs_backward_sbp)
 
 
 @_CE_PROBS_BACKWARD.shape_rule

@@ -11,6 +11,7 @@ from __future__ import annotations
 from ..._core import dtype as _dt
 from ...dispatch import OpExpr, dispatch
 from ...dispatch.grad_mode import no_grad
+from .. import sbp_rules
 from ..common import functional as _F
 from ..functor import functor
 from ..schema import schema_family
@@ -51,7 +52,7 @@ def embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_fre
     return dispatch(_EMBEDDING, (weight, input), attrs)[0]
 
 
-_EMBEDDING = OpExpr("embedding", ("weight", "indices"), ("out",))
+_EMBEDDING = OpExpr("embedding", ("weight", "indices"), ("out",)).tag(sbp=sbp_rules.embedding)
 _EMBEDDING_RENORM = OpExpr("embedding_renorm", ("weight", "indices"), ("weight_out",))
 _EMBEDDING_RENORM.differentiable = False  # max_norm renormalises rows in place, under no_grad, as PyTorch does
 
@@ -108,7 +109,7 @@ def one_hot(tensor, num_classes):
     return dispatch(_ONE_HOT, (tensor,), {"num_classes": num_classes})[0]
 
 
-_ONE_HOT = OpExpr("one_hot", ("input",), ("out",))
+_ONE_HOT = OpExpr("one_hot", ("input",), ("out",)).tag(sbp=sbp_rules.shape.identity_split)
 
 
 @_ONE_HOT.shape_rule

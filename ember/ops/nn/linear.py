@@ -16,7 +16,7 @@ import math
 
 from ..._core import dtype as _dt
 from ...dispatch import OpExpr, dispatch
-from ...dispatch.sbp import Signature, broadcast, partial_sum, split
+from .. import sbp_rules
 from ..common import broadcast_pair, functional as _F, grad_recording, sum_to
 from ..functor import functor
 from ..schema import schema_family
@@ -63,29 +63,7 @@ def linear(input, weight, bias):
     return dispatch(_LINEAR, (input, weight, bias))[0]
 
 
-_LINEAR = OpExpr("linear", ("input", "weight", "bias"), ("out",)).tag(row_wise="rows")
-
-
-def _linear_sbp(attrs, metas, sbps) -> Signature:
-    """Rows split (data parallel), weight split by output features (column parallel: the output's
-    features split), or by input features (row parallel: a partial sum; the bias joins it on one
-    rank); otherwise whole."""
-    last = len(metas[0][0]) - 1
-    x, w = sbps[0], sbps[1]
-    n = len(metas)
-    if len(metas[1][0]) == 2:
-        if x.is_split and x.dim < last:
-            return Signature((x, broadcast, broadcast)[:n], (x,))
-        if w.is_split and w.dim == 0 and not x.is_partial:
-            return Signature((broadcast, w, split(0))[:n], (split(last),))
-        if (w.is_split and w.dim == 1) or (x.is_split and x.dim == last):
-            return Signature((split(last), split(1), partial_sum)[:n], (partial_sum,))
-        if x == partial_sum:
-            return Signature((partial_sum, broadcast, partial_sum)[:n], (partial_sum,))
-    return Signature((broadcast,) * n, (broadcast,))
-
-
-_LINEAR.tag(sbp=_linear_sbp)
+_LINEAR = OpExpr("linear", ("input", "weight", "bias"), ("out",)).tag(row_wise="rows", sbp=sbp_rules.linear)
 
 
 @_LINEAR.shape_rule
@@ -151,32 +129,9 @@ def _linear_fast_grad(ctx, g, x, w, bias):
 # linear's gradients in one kernel, for backward without create_graph: one dispatch in place of
 # a matmul, a transpose, a matmul and a sum (the composite above is what double backward and
 # graph-mode gradients differentiate). ``output_mask`` says which of the three to compute.
-_LINEAR_BACKWARD = OpExpr("linear_backward", ("grad_output", "input", "weight"), ("grad_input", "grad_weight", "grad_bias"))
+_LINEAR_BACKWARD = OpExpr("linear_backward", ("grad_output", "input", "weight"), ("grad_input", "grad_weight", "grad_bias")).tag(sbp=sbp_rules.linear_backward)
 _LINEAR_BACKWARD.differentiable = False  # used only where no graph is recorded (grad mode off)
 _LINEAR_BACKWARD.attr_key = lambda attrs: attrs["output_mask"]
-
-
-def _linear_backward_sbp(attrs, metas, sbps) -> Signature:
-    """linear's rules run backward: rows split give the weight and bias gradients as partial sums
-    (data parallel's all-reduce, left to whoever needs them whole); column parallel gives the input
-    gradient as a partial sum; row parallel needs the output gradient whole."""
-    g, x, w = sbps
-    last = len(metas[1][0]) - 1
-    if (x.is_split and x.dim < last) or (g.is_split and g.dim < last):
-        rows = x if x.is_split and x.dim < last else g
-        ins, outs = (rows, rows, broadcast), (rows, partial_sum, partial_sum)
-    elif (w.is_split and w.dim == 0) or (g.is_split and g.dim == last):
-        ins, outs = (split(last), broadcast, split(0)), (partial_sum, split(0), split(0))
-    elif (w.is_split and w.dim == 1) or (x.is_split and x.dim == last):
-        ins, outs = (broadcast, split(last), split(1)), (split(last), split(1), broadcast)
-    elif g == partial_sum:
-        ins, outs = (partial_sum, broadcast, broadcast), (partial_sum, partial_sum, partial_sum)
-    else:
-        ins, outs = (broadcast,) * 3, (broadcast,) * 3
-    return Signature(ins, tuple(o for o, need in zip(outs, attrs["output_mask"], strict=True) if need))
-
-
-_LINEAR_BACKWARD.tag(sbp=_linear_backward_sbp)
 
 
 @_LINEAR_BACKWARD.shape_rule

@@ -15,6 +15,7 @@ import math
 
 from ..._core import dtype as _dt
 from ...dispatch import dispatch
+from .. import sbp_rules
 from ..common import broadcast_pair, functional as _F, sum_to
 from ..functor import functor
 from ..schema import schema_family
@@ -115,7 +116,7 @@ def huber_loss(input, target, reduction, delta, weight):
     return _pointwise_loss("huber_loss", input, target, reduction, weight, weight_mean="mean", delta=float(delta))
 
 
-_POINTWISE = {name: _loss_op(name, _pointwise_infer) for name in ("mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss")}
+_POINTWISE = {name: _loss_op(name, _pointwise_infer).tag(sbp=sbp_rules.nn.pointwise_loss) for name in ("mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss")}
 
 
 def _pointwise_dloss(name: str, d, attrs):
@@ -212,7 +213,7 @@ def binary_cross_entropy(input, target, weight, size_average, reduce, reduction)
     return dispatch(_BCE, inputs, {"reduction": reduction})[0]
 
 
-_BCE = _loss_op("binary_cross_entropy", _bce_infer)
+_BCE = _loss_op("binary_cross_entropy", _bce_infer).tag(sbp=sbp_rules.nn.pointwise_loss)
 
 
 @_BCE.grad_rule(saves="inputs")
@@ -258,7 +259,7 @@ def binary_cross_entropy_with_logits(input, target, weight, size_average, reduce
     return dispatch(_BCE_LOGITS, tuple(inputs), attrs)[0]
 
 
-_BCE_LOGITS = _loss_op("binary_cross_entropy_with_logits", _bce_infer)
+_BCE_LOGITS = _loss_op("binary_cross_entropy_with_logits", _bce_infer).tag(sbp=sbp_rules.nn.pointwise_loss)
 
 
 @_BCE_LOGITS.grad_rule(saves="inputs")

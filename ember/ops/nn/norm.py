@@ -15,6 +15,7 @@ import math
 
 from ..._core import dtype as _dt
 from ...dispatch import OpExpr, dispatch
+from .. import sbp_rules
 from ..functor import functor
 from ..schema import schema_family
 from ._common import _as_dtype, _check_floating, _needs, _size
@@ -189,7 +190,7 @@ def layer_norm(input, normalized_shape, weight, bias, eps):
     return dispatch(_LAYER_NORM, inputs, attrs)[0]
 
 
-_LAYER_NORM = OpExpr("layer_norm", ("input", "weight", "bias"), ("out",))
+_LAYER_NORM = OpExpr("layer_norm", ("input", "weight", "bias"), ("out",)).tag(sbp=sbp_rules.nn.norm)
 _LAYER_NORM.shape_rule(_same_infer)
 
 
@@ -232,7 +233,7 @@ def rms_norm(input, normalized_shape, weight, eps):
     return dispatch(_RMS_NORM, inputs, {"ndim": k, "eps": float(eps)})[0]
 
 
-_RMS_NORM = OpExpr("rms_norm", ("input", "weight"), ("out",))
+_RMS_NORM = OpExpr("rms_norm", ("input", "weight"), ("out",)).tag(sbp=sbp_rules.nn.norm)
 _RMS_NORM.shape_rule(_same_infer)
 
 

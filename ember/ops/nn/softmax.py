@@ -15,6 +15,7 @@ import math
 
 from ..._core.shape import wrap_dim
 from ...dispatch import OpExpr, dispatch
+from .. import sbp_rules
 from ..common import functional as _F
 from ..functor import functor
 from ..schema import schema_family
@@ -59,7 +60,7 @@ def softmax(input, dim, _stacklevel, dtype):
     return dispatch(_SOFTMAX, (input,), {"dim": dim, "dtype": dtype})[0]
 
 
-_SOFTMAX = _softmax_op("softmax").tag(tf_name="Softmax", row_wise="features")
+_SOFTMAX = _softmax_op("softmax").tag(tf_name="Softmax", row_wise="features", sbp=sbp_rules.nn.softmax)
 
 
 @_SOFTMAX.grad_rule(saves="outputs")
@@ -87,7 +88,7 @@ def log_softmax(input, dim, _stacklevel, dtype):
     return dispatch(_LOG_SOFTMAX, (input,), {"dim": dim, "dtype": dtype})[0]
 
 
-_LOG_SOFTMAX = _softmax_op("log_softmax").tag(tf_name="LogSoftmax", row_wise="features")
+_LOG_SOFTMAX = _softmax_op("log_softmax").tag(tf_name="LogSoftmax", row_wise="features", sbp=sbp_rules.nn.softmax)
 
 
 @_LOG_SOFTMAX.grad_rule(saves="outputs")

@@ -15,6 +15,7 @@ from __future__ import annotations
 from ..._core import dtype as _dt
 from ..._core.shape import wrap_dim
 from ...dispatch import OpExpr, dispatch
+from .. import sbp_rules
 from ..common import check_dtype, functional as _F
 from ..functor import functor
 from ..schema import schema_family
@@ -61,7 +62,7 @@ def _extremum_grad(ctx, g):
 
 # --- amax, amin ----------------------------------------------------------------------------
 
-AMAX = reduction_op("amax", ORDERED, _same).tag(tf_name="Max")
+AMAX = reduction_op("amax", ORDERED, _same).tag(tf_name="Max", sbp=sbp_rules.reduction.amax_rule)
 
 declare(
     "amax",
@@ -77,7 +78,7 @@ declare(
 functor("Amax")(_extremum(AMAX, "amax"))
 AMAX.grad_rule(saves="both")(_extremum_grad)
 
-AMIN = reduction_op("amin", ORDERED, _same).tag(tf_name="Min")
+AMIN = reduction_op("amin", ORDERED, _same).tag(tf_name="Min", sbp=sbp_rules.reduction.amin_rule)
 
 declare(
     "amin",
@@ -122,8 +123,8 @@ def _dim_extremum_grad(ctx, g, g_indices=None):
     return (g * (positions == indices).to(g._dtype),)
 
 
-MAX_DIM = _dim_index("max_dim")
-MIN_DIM = _dim_index("min_dim")
+MAX_DIM = _dim_index("max_dim").tag(sbp=sbp_rules.reduction.local_reduction_2)
+MIN_DIM = _dim_index("min_dim").tag(sbp=sbp_rules.reduction.local_reduction_2)
 MAX_DIM.grad_rule(saves="outputs")(_dim_extremum_grad)
 MIN_DIM.grad_rule(saves="outputs")(_dim_extremum_grad)
 
@@ -235,7 +236,7 @@ def _arg(op: OpExpr, name: str):
     return run_arg
 
 
-ARGMAX = _arg_reduction("argmax")
+ARGMAX = _arg_reduction("argmax").tag(sbp=sbp_rules.reduction.local_reduction)
 
 declare(
     "argmax",
@@ -250,7 +251,7 @@ declare(
 )
 functor("Argmax")(_arg(ARGMAX, "argmax"))
 
-ARGMIN = _arg_reduction("argmin")
+ARGMIN = _arg_reduction("argmin").tag(sbp=sbp_rules.reduction.local_reduction)
 
 declare(
     "argmin",

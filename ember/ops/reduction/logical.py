@@ -10,6 +10,7 @@ bool, uint8 or int64).
 from __future__ import annotations
 
 from ..._core import dtype as _dt
+from .. import sbp_rules
 from ..functor import functor
 from ..schema import schema_family
 from ._common import NUMERIC, reduce_dims, reduction_op, run
@@ -21,7 +22,7 @@ def _bool_result(dtype, requested):
     return _dt.uint8 if dtype is _dt.uint8 else _dt.bool_  # PyTorch keeps uint8 for all/any
 
 
-ALL = reduction_op("all", NUMERIC, _bool_result)
+ALL = reduction_op("all", NUMERIC, _bool_result).tag(sbp=sbp_rules.reduction.local_reduction)
 
 declare(
     "all",
@@ -39,7 +40,7 @@ def all_(input, dim, keepdim, out=None):
     return run(ALL, input, {"dims": reduce_dims(dim, input.ndim), "keepdim": keepdim}, out)
 
 
-ANY = reduction_op("any", NUMERIC, _bool_result)
+ANY = reduction_op("any", NUMERIC, _bool_result).tag(sbp=sbp_rules.reduction.local_reduction)
 
 declare(
     "any",
@@ -61,7 +62,7 @@ def _long_result(dtype, requested):
     return _dt.int64
 
 
-COUNT_NONZERO = reduction_op("count_nonzero", NUMERIC, _long_result)
+COUNT_NONZERO = reduction_op("count_nonzero", NUMERIC, _long_result).tag(sbp=sbp_rules.reduction.count_rule)
 
 declare(
     "count_nonzero",

@@ -10,6 +10,7 @@ stable ``logsumexp``.
 from __future__ import annotations
 
 from ..._core import dtype as _dt
+from .. import sbp_rules
 from ..common import functional as _F
 from ..functor import functor
 from ..schema import schema_family
@@ -49,7 +50,7 @@ def _centered(x, dims):
     return x - x.mean(dim=dims, keepdim=True) if dims else x * 0
 
 
-VAR = reduction_op("var", NUMERIC, _var_result)
+VAR = reduction_op("var", NUMERIC, _var_result).tag(sbp=sbp_rules.reduction.local_reduction)
 
 declare(
     "var",
@@ -74,7 +75,7 @@ def _var_grad(ctx, g):
     return ((2.0 / n) * unreduce(g, x._shape, dims, ctx.attrs["keepdim"]) * _centered(x, dims),)
 
 
-STD = reduction_op("std", NUMERIC, _var_result)
+STD = reduction_op("std", NUMERIC, _var_result).tag(sbp=sbp_rules.reduction.local_reduction)
 
 declare(
     "std",
@@ -108,7 +109,7 @@ def _float_result(dtype, requested):
     return dtype if dtype.is_floating_point or dtype.is_complex else _dt.get_default_dtype()
 
 
-LOGSUMEXP = reduction_op("logsumexp", NUMERIC, _float_result)
+LOGSUMEXP = reduction_op("logsumexp", NUMERIC, _float_result).tag(sbp=sbp_rules.reduction.local_reduction)
 
 declare(
     "logsumexp",

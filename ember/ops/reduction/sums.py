@@ -13,6 +13,7 @@ from __future__ import annotations
 from ..._core import dtype as _dt
 from ..._core.shape import wrap_dim
 from ...dispatch import OpExpr
+from .. import sbp_rules
 from ..common import check_dtype, functional as _F
 from ..functor import functor
 from ..schema import schema_family
@@ -64,7 +65,7 @@ def exclusive_cumprod(x, dim: int, reverse: bool = False):
 
 # --- sum ---------------------------------------------------------------------------------
 
-SUM = reduction_op("sum", NUMERIC, _sum_result).tag(tf_name="Sum")
+SUM = reduction_op("sum", NUMERIC, _sum_result).tag(tf_name="Sum", sbp=sbp_rules.reduction.sum_rule)
 
 declare(
     "sum",
@@ -89,7 +90,7 @@ def _sum_grad(ctx, g):
 
 # --- prod --------------------------------------------------------------------------------
 
-PROD = reduction_op("prod", NUMERIC, _sum_result).tag(tf_name="Prod")
+PROD = reduction_op("prod", NUMERIC, _sum_result).tag(tf_name="Prod", sbp=sbp_rules.reduction.local_reduction)
 
 declare(
     "prod",
@@ -148,7 +149,7 @@ def _mean_result(dtype, requested):
     return dtype
 
 
-MEAN = reduction_op("mean", NUMERIC, _mean_result).tag(tf_name="Mean")
+MEAN = reduction_op("mean", NUMERIC, _mean_result).tag(tf_name="Mean", sbp=sbp_rules.reduction.mean_rule)
 
 declare(
     "mean",
@@ -194,7 +195,7 @@ def _cumulative(op: OpExpr):
     return run_scan
 
 
-CUMSUM = _scan("cumsum")
+CUMSUM = _scan("cumsum").tag(sbp=sbp_rules.shape.cumsum)
 
 declare(
     "cumsum",
@@ -220,7 +221,7 @@ def _cumsum_grad(ctx, g):
     return (_as_input_dtype(g.flip((d,)).cumsum(d).flip((d,)), ctx),)
 
 
-CUMPROD = _scan("cumprod")
+CUMPROD = _scan("cumprod").tag(sbp=sbp_rules.shape.cumprod)
 
 declare(
     "cumprod",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..._core.shape import wrap_dim
 from ...dispatch import OpExpr
+from .. import sbp_rules
 from ..functor import FUNCTORS, functor
 from ..schema import schema_family
 from ._common import in_shape, named, positions, run, scatter_back
@@ -24,7 +25,7 @@ __all__: list[str] = []
 
 def _triangle(name: str, functor_name: str) -> OpExpr:
     """The tril/triu primitive, its rule and its functor ``Name(input, diagonal=0, out=None)``."""
-    op = OpExpr(name, ("input",), ("out",))
+    op = OpExpr(name, ("input",), ("out",)).tag(sbp=sbp_rules.shape.triangle)
 
     @op.shape_rule
     def infer(attrs, x):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ..._core.shape import wrap_dim
 from ...dispatch import OpExpr
+from .. import sbp_rules
 from ..common import functional as _F
 from ..functor import FUNCTORS, functor
 from ..schema import schema_family
@@ -52,7 +53,7 @@ def flip(input, dims, axis=None):
     return run(_FLIP, (input,), {"dims": _flip_dims(dims, axis, len(input._shape), "flip")})
 
 
-_FLIP = OpExpr("flip", ("input",), ("out",))
+_FLIP = OpExpr("flip", ("input",), ("out",)).tag(sbp=sbp_rules.shape.flip)
 
 
 @_FLIP.shape_rule
@@ -107,7 +108,7 @@ def roll(input, shifts, dims=None, axis=None):
     return run(_ROLL, (input,), {"shifts": shifts, "dims": dims})
 
 
-_ROLL = OpExpr("roll", ("input",), ("out",))
+_ROLL = OpExpr("roll", ("input",), ("out",)).tag(sbp=sbp_rules.shape.along("dims"))
 
 
 @_ROLL.shape_rule

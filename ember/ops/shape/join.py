@@ -12,6 +12,7 @@ from ..._core import dtype as _dt
 from ..._core.shape import wrap_dim
 from ..._core.tensor import Tensor
 from ...dispatch import OpExpr
+from .. import sbp_rules
 from ..common import functional as _F
 from ..functor import functor
 from ..schema import schema_family
@@ -45,7 +46,7 @@ def cat(tensors, dim=0, out=None):
     return run(_CAT, tuple(tensors), {"dim": dim}, out)
 
 
-_CAT = OpExpr("cat", ("tensors",), ("out",)).tag(tf_name="concat")
+_CAT = OpExpr("cat", ("tensors",), ("out",)).tag(tf_name="concat", sbp=sbp_rules.shape.cat)
 
 
 @_CAT.shape_rule

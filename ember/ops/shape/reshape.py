@@ -15,6 +15,7 @@ import math
 from ..._core import dtype as _dt, views as _views
 from ..._core.shape import compute_view_stride, infer_size, normalize_size_args, wrap_dim
 from ...dispatch import OpExpr, interpreter as _interp
+from .. import sbp_rules
 from ..common import sum_to
 from ..functor import FUNCTORS, functor
 from ..schema import schema_family
@@ -111,7 +112,7 @@ def _view_sizes(x, size):
     return x._view(shape, stride, x._offset)
 
 
-_VIEW = view_op("view", _view_sizes, ("size",)).tag(tf_name="Reshape", shape_role="reshape")
+_VIEW = view_op("view", _view_sizes, ("size",)).tag(tf_name="Reshape", shape_role="reshape", sbp=sbp_rules.shape.reshape)
 _VIEW_DTYPE = view_op("view_dtype", _views._view_dtype, ("dtype",))
 _VIEW.grad_rule(saves="none")(_reshape_grad)
 
@@ -157,7 +158,7 @@ def reshape(input, shape):
     return _mode.interpreter.apply(_VIEW, (input,), {"size": shape})[0]
 
 
-_RESHAPE_COPY = OpExpr("reshape_copy", ("input",), ("out",)).tag(shape_role="reshape")
+_RESHAPE_COPY = OpExpr("reshape_copy", ("input",), ("out",)).tag(shape_role="reshape", sbp=sbp_rules.shape.reshape)
 
 
 @_RESHAPE_COPY.shape_rule
@@ -227,7 +228,7 @@ declare(
     ember.Size([2, 3, 2])
     """,
 )
-simple_view("Unflatten", "unflatten", _views.unflatten, ("dim", "sizes")).tag(shape_role="reshape").grad_rule(saves="none")(_reshape_grad)
+simple_view("Unflatten", "unflatten", _views.unflatten, ("dim", "sizes")).tag(shape_role="reshape", sbp=sbp_rules.shape.unflatten).grad_rule(saves="none")(_reshape_grad)
 
 
 declare(
@@ -241,7 +242,7 @@ declare(
     ember.Size([2])
     """,
 )
-simple_view("Squeeze", "squeeze", _views.squeeze, ("dim",)).tag(shape_role="reshape").grad_rule(saves="none")(_reshape_grad)
+simple_view("Squeeze", "squeeze", _views.squeeze, ("dim",)).tag(shape_role="reshape", sbp=sbp_rules.shape.squeeze).grad_rule(saves="none")(_reshape_grad)
 
 
 declare(
@@ -255,7 +256,7 @@ declare(
     ember.Size([2, 3, 1])
     """,
 )
-UNSQUEEZE = simple_view("Unsqueeze", "unsqueeze", _views.unsqueeze, ("dim",)).tag(shape_role="reshape")
+UNSQUEEZE = simple_view("Unsqueeze", "unsqueeze", _views.unsqueeze, ("dim",)).tag(shape_role="reshape", sbp=sbp_rules.shape.unsqueeze)
 
 
 UNSQUEEZE.grad_rule(saves="none")(_reshape_grad)
@@ -298,7 +299,7 @@ declare(
     ember.Size([2, 3, 4])
     """,
 )
-simple_view("Expand", "expand", _views.expand, ("size",)).tag(shape_role="identity_if_same_shape").grad_rule(saves="none")(_sum_to_grad)
+simple_view("Expand", "expand", _views.expand, ("size",)).tag(shape_role="identity_if_same_shape", sbp=sbp_rules.shape.expand).grad_rule(saves="none")(_sum_to_grad)
 
 
 declare(
@@ -323,4 +324,4 @@ declare(
     [[1, 2], [1, 2]]
     """,
 )
-simple_view("BroadcastTo", "broadcast_to", _views.broadcast_to, ("size",)).tag(shape_role="identity_if_same_shape").grad_rule(saves="none")(_sum_to_grad)
+simple_view("BroadcastTo", "broadcast_to", _views.broadcast_to, ("size",)).tag(shape_role="identity_if_same_shape", sbp=sbp_rules.shape.expand).grad_rule(saves="none")(_sum_to_grad)

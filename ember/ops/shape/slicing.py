@@ -20,6 +20,7 @@ from ..._core import views as _views
 from ..._core.shape import wrap_dim
 from ..._core.tensor import Tensor
 from ..._core.tensor_numpy import from_numpy
+from .. import sbp_rules
 from ..common import functional as _F
 from ..functor import functor
 from ..schema import schema_family
@@ -47,7 +48,7 @@ declare(
     [1, 2]
     """,
 )
-_NARROW = simple_view("Narrow", "narrow", _views.narrow, ("dim", "start", "length"))
+_NARROW = simple_view("Narrow", "narrow", _views.narrow, ("dim", "start", "length")).tag(sbp=sbp_rules.shape.narrow)
 
 
 @_NARROW.grad_rule(saves="none")
@@ -71,7 +72,7 @@ declare(
     [1, 3]
     """,
 )
-_SELECT = simple_view("Select", "select", _views.select, ("dim", "index"))
+_SELECT = simple_view("Select", "select", _views.select, ("dim", "index")).tag(sbp=sbp_rules.shape.select)
 
 
 @_SELECT.grad_rule(saves="none")
@@ -95,7 +96,7 @@ declare(
     [[1, 3], [2, 4]]
     """,
 )
-_UNBIND = simple_view("Unbind", "unbind", _views.unbind, ("dim",), multi=True)
+_UNBIND = simple_view("Unbind", "unbind", _views.unbind, ("dim",), multi=True).tag(sbp=sbp_rules.shape.unbind)
 
 
 @_UNBIND.grad_rule(saves="none")
@@ -120,7 +121,7 @@ declare(
     [[0, 1, 2], [3, 4]]
     """,
 )
-simple_view("Chunk", "chunk", _views.chunk, ("chunks", "dim"), multi=True).grad_rule(saves="none")(_cat_grads)
+simple_view("Chunk", "chunk", _views.chunk, ("chunks", "dim"), multi=True).tag(sbp=sbp_rules.shape.split_along).grad_rule(saves="none")(_cat_grads)
 
 
 def _int_or_ints(value, op: str, arg: str):
@@ -156,7 +157,7 @@ def split(input, split_size_or_sections, dim=0):
     return run_view(_SPLIT, input, {"split_size_or_sections": arg, "dim": dim})
 
 
-_SPLIT = view_op("split", _views.split, ("split_size_or_sections", "dim"), multi=True)
+_SPLIT = view_op("split", _views.split, ("split_size_or_sections", "dim"), multi=True).tag(sbp=sbp_rules.shape.split_along)
 _SPLIT.grad_rule(saves="none")(_cat_grads)
 
 
@@ -177,7 +178,7 @@ def tensor_split(input, indices_or_sections, dim=0):
     return run_view(_TENSOR_SPLIT, input, {"indices_or_sections": arg, "dim": dim})
 
 
-_TENSOR_SPLIT = view_op("tensor_split", _views.tensor_split, ("indices_or_sections", "dim"), multi=True)
+_TENSOR_SPLIT = view_op("tensor_split", _views.tensor_split, ("indices_or_sections", "dim"), multi=True).tag(sbp=sbp_rules.shape.split_along)
 _TENSOR_SPLIT.grad_rule(saves="none")(_cat_grads)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..._core import views as _views
 from ..._core.shape import wrap_dim
+from .. import sbp_rules
 from ..common import functional as _F
 from ..schema import schema_family
 from ._common import in_shape
@@ -32,7 +33,7 @@ declare(
     ember.Size([4, 3, 2])
     """,
 )
-_TRANSPOSE = simple_view("Transpose", "transpose", _views.transpose, ("dim0", "dim1")).tag(tf_name="transpose", shape_role="permute")
+_TRANSPOSE = simple_view("Transpose", "transpose", _views.transpose, ("dim0", "dim1")).tag(tf_name="transpose", shape_role="permute", sbp=sbp_rules.shape.transpose)
 
 
 @_TRANSPOSE.grad_rule(saves="none")
@@ -51,7 +52,7 @@ declare(
     ember.Size([4, 2, 3])
     """,
 )
-_PERMUTE = simple_view("Permute", "permute", _views.permute, ("dims",)).tag(tf_name="transpose", shape_role="permute")
+_PERMUTE = simple_view("Permute", "permute", _views.permute, ("dims",)).tag(tf_name="transpose", shape_role="permute", sbp=sbp_rules.shape.permute)
 
 
 @_PERMUTE.grad_rule(saves="none")
@@ -75,7 +76,7 @@ declare(
     ember.Size([3, 4, 2])
     """,
 )
-_MOVEDIM = simple_view("Movedim", "movedim", _views.movedim, ("source", "destination"))
+_MOVEDIM = simple_view("Movedim", "movedim", _views.movedim, ("source", "destination")).tag(sbp=sbp_rules.shape.movedim)
 
 
 @_MOVEDIM.grad_rule(saves="none")
@@ -89,7 +90,7 @@ declare(
     method=True,
     doc="The transpose of a matrix (0-d and 1-d tensors are returned as views of themselves).",
 )
-_T2D = simple_view("T2D", "t", _views.t).tag(shape_role="permute")
+_T2D = simple_view("T2D", "t", _views.t).tag(shape_role="permute", sbp=sbp_rules.shape.t)
 
 
 @_T2D.grad_rule(saves="none")
@@ -103,7 +104,7 @@ declare(
     method="property",
     doc="All dimensions reversed (Tensor.T); for more than 2 dims prefer permute or mT.",
 )
-_T = simple_view("T", "T", _views.T).tag(shape_role="permute")
+_T = simple_view("T", "T", _views.T).tag(shape_role="permute", sbp=sbp_rules.shape.big_t)
 
 
 @_T.grad_rule(saves="none")
@@ -128,7 +129,7 @@ declare(
     ember.Size([5, 3, 2])
     """,
 )
-_MT = simple_view("MatrixTranspose", "mT", _views.mT).tag(shape_role="permute")
+_MT = simple_view("MatrixTranspose", "mT", _views.mT).tag(shape_role="permute", sbp=sbp_rules.shape.t)
 
 
 @_MT.grad_rule(saves="none")
