@@ -203,8 +203,8 @@ def _nll_fast_grad(ctx, g, x, target):
     if n_classes == 0 or rows == 0 or x.ndim not in (1, 2):
         return None
     ignore = attrs["ignore_index"]
-    if 0 <= ignore < n_classes and (target._host_array() == ignore).any():
-        return None  # some targets are ignored: the general formula masks them
+    if _any_ignored(target, ignore):
+        return None  # some targets are ignored (-100 too): the general formula masks them
     F = _F()
     reduction = attrs["reduction"]
     if attrs["log_softmax"] and not grad_recording() and x._dtype in (_dt.float32, _dt.float64) and g._dtype is x._dtype:

@@ -211,6 +211,25 @@ def test_gradients_against_torch():
 # the fast backward paths: a few ops or one kernel each, same gradients as the general formulas
 
 
+@needs_torch
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("op", ["cross_entropy", "nll_loss"])
+def test_padding_targets_of_the_default_ignore_index(op, reduction):
+    """-100 (the default ignore_index, outside the classes) marks padding: the fused forward and
+    the fast backward paths must not index with it, and the mean counts only the others."""
+    x = RNG.standard_normal((5, 4))
+    target = [0, -100, 3, -100, 1]
+    a = ember.tensor(x, requires_grad=True)
+    out = getattr(F, op)(a, idx(target), reduction=reduction)
+    out.sum().backward()
+    t = torch.tensor(x, requires_grad=True)
+    expected = getattr(TF, op)(t, torch.tensor(target), reduction=reduction)
+    expected.sum().backward()
+    np.testing.assert_allclose(out.detach().numpy(), expected.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy(), rtol=1e-12, atol=1e-15)
+
+
+
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 @pytest.mark.parametrize("op", ["cross_entropy", "nll_loss"])
 def test_nll_fast_path_matches_general(op, reduction):
