@@ -34,7 +34,7 @@ from . import layout
 from .boxing import BOXING_LOG_LISTENERS, box
 from .global_tensor import GlobalTensor, make_global
 
-__all__ = ["GLOBAL", "EagerGlobalInterpreter", "activate"]
+__all__ = ["GLOBAL", "EagerGlobalInterpreter", "activate", "deactivate"]
 
 _NO_RULE = "no SBP rule: boxed to broadcast"
 
@@ -272,6 +272,16 @@ class _Route:
 
 
 _ROUTE = _Route()
+
+
+def deactivate() -> None:
+    """Hand ops straight to the eager-local interpreter again (tests that made global tensors
+    leave the usual stack behind them; a later global tensor activates the route again)."""
+    default = _interp.default_interpreter()
+    if default is _ROUTE:
+        _interp.set_default_interpreter(EAGER)
+    elif getattr(default, "inner", None) is _ROUTE:
+        default.inner = EAGER
 
 
 def activate() -> None:

@@ -11,22 +11,7 @@ import pytest
 
 import ember
 from ember.dispatch.sbp import broadcast, partial_max, partial_sum, split
-from ember.distributed.tensor import interpreter, layout, simulated_world
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _local_routing_afterwards():
-    """Global tensors switch the process's default interpreter to the global route for good; put
-    the eager-local one back after this module, so later tests (and doctests) see the usual stack."""
-    from ember.dispatch import interpreter as interp
-
-    yield
-    default = interp.default_interpreter()
-    if getattr(default, "inner", None) is interpreter._ROUTE:
-        default.inner = interp.EAGER
-    elif default is interpreter._ROUTE:
-        interp.set_default_interpreter(interp.EAGER)
-
+from ember.distributed.tensor import layout, simulated_world
 
 SHAPE = (5, 3)  # uneven over 2 and over 3 ranks
 ENTRIES = (split(0), split(1), broadcast, partial_sum, partial_max)

@@ -14,22 +14,7 @@ import pytest
 import ember
 import ember.nn as nn
 from ember.dispatch.sbp import broadcast, split
-from ember.distributed.tensor import GLOBAL, distribute, interpreter, simulated_world
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _local_routing_afterwards():
-    """Global tensors switch the process's default interpreter to the global route for good; put
-    the eager-local one back after this module, so later tests (and doctests) see the usual stack."""
-    from ember.dispatch import interpreter as interp
-
-    yield
-    default = interp.default_interpreter()
-    if getattr(default, "inner", None) is interpreter._ROUTE:
-        default.inner = interp.EAGER
-    elif default is interpreter._ROUTE:
-        interp.set_default_interpreter(interp.EAGER)
-
+from ember.distributed.tensor import GLOBAL, distribute, simulated_world
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[3] / "examples"
 
