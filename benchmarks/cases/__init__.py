@@ -6,6 +6,7 @@ from . import (
     distributed,
     dlpack,
     fusion,
+    global_ops,
     global_tensor,
     graph,
     interop,
@@ -19,6 +20,6 @@ from . import (
 )
 
 __all__ = [
-    "checkpoint", "ddp", "distributed", "dlpack", "fusion", "global_tensor", "graph", "interop", "memory", "multiprocessing", "ops",
+    "checkpoint", "ddp", "distributed", "dlpack", "fusion", "global_ops", "global_tensor", "graph", "interop", "memory", "multiprocessing", "ops",
     "tensor_parallel", "tensorproto", "training", "views",
 ]  # fmt: skip

@@ -21,6 +21,7 @@ import threading
 
 from .._core.tensor import Tensor
 from ..dispatch import grad_mode
+from ..dispatch.sbp import ACTIVE as _GLOBALS_ACTIVE, AMBIENT as _AMBIENT
 from .interpreter import OUTPUT_NR
 from .nodes import AccumulateGrad, TensorMap, accumulate_grad_node
 
@@ -73,6 +74,20 @@ def _run_callbacks(callbacks: list) -> None:
     while i < len(callbacks):  # (a callback may queue another)
         callbacks[i]()
         i += 1
+
+
+def _apply_global_aware(node, grads: tuple) -> tuple:
+    """A node whose gradients are global runs with their placement ambient (dispatch/sbp.py):
+    what its derivative makes from shapes alone is global too."""
+    for g in grads:
+        if g is not None and g.is_global:
+            previous = _AMBIENT.placement
+            _AMBIENT.placement = g.placement
+            try:
+                return node.apply(grads)
+            finally:
+                _AMBIENT.placement = previous
+    return node.apply(grads)
 
 
 def _ones_like_meta(t: Tensor) -> Tensor:
@@ -179,7 +194,10 @@ def _execute(roots: list, retain_graph: bool, create_graph: bool, capture: dict 
                 continue
             if TENSOR_HOOKS._items or RETAINS_GRAD._items:  # listing the maps costs ~1 us a node: only when used
                 _apply_tensor_hooks(node, grads, owned)
-            grad_inputs = node.apply(grads)
+            if _GLOBALS_ACTIVE[0]:
+                grad_inputs = _apply_global_aware(node, grads)
+            else:
+                grad_inputs = node.apply(grads)
             for hook in node._post_hooks:
                 changed = hook(grad_inputs, grads)
                 if changed is not None:

@@ -17,8 +17,10 @@ language of SBP signatures: ops state their rules in it (``OpExpr.tag(sbp=...)``
 
 from __future__ import annotations
 
+import threading
+
 __all__ = [
-    "SBP", "Signature", "broadcast", "needs_ranks", "normalize", "partial_max", "partial_min", "partial_sum", "split", "split_range",
+    "AMBIENT", "SBP", "Signature", "broadcast", "needs_ranks", "normalize", "partial_max", "partial_min", "partial_sum", "split", "split_range",
     "split_sizes",
 ]  # fmt: skip
 
@@ -145,3 +147,16 @@ def needs_ranks(rule):
     keeps a split only when every rank's rows stay whole; a max over a split dim needs no empty piece)."""
     rule.needs_ranks = True
     return rule
+
+
+class _Ambient(threading.local):
+    """While autograd runs the derivative of an op on global tensors (``ACTIVE[0]`` once any
+    global tensor exists), ``placement`` is theirs: a tensor the derivative makes from metadata
+    alone (``zeros(shape)``, ``arange(n)``) is then made global on it, broadcast, as every rank
+    computes the same one, instead of a local tensor the global op would refuse."""
+
+    placement = None
+
+
+AMBIENT = _Ambient()
+ACTIVE = [False]  # set when the first global tensor routes ops to the global interpreter

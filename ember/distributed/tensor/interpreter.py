@@ -26,7 +26,8 @@ import time
 
 import numpy as np
 
-from ...dispatch import interpreter as _interp
+from ..._core import dtype as _dt
+from ...dispatch import interpreter as _interp, sbp as _sbp
 from ...dispatch.interpreter import EAGER, Interpreter
 from ...dispatch.sbp import Signature, broadcast
 from ...dispatch.trace import _Recorder, note as _trace_note
@@ -46,10 +47,14 @@ class EagerGlobalInterpreter(Interpreter):
         self.fallbacks: dict[str, int] = {}  # ops that ran whole for want of a rule, by name
 
     def apply(self, op, inputs: tuple, attrs: dict, outputs: tuple | None = None) -> tuple:
-        start = time.perf_counter()
+        tracing = _trace_open()
+        start = time.perf_counter() if tracing else 0.0
         ref = _reference(op, inputs, outputs)
         p, world = ref._placement, ref._world
-        inputs = tuple(_as_global(t, ref, op, i) for i, t in enumerate(inputs))
+        for t in inputs:
+            if type(t) is not GlobalTensor:  # a 0-d constant joins as broadcast, anything else is refused
+                inputs = tuple([_as_global(t, ref, op, i) for i, t in enumerate(inputs)])
+                break
         if outputs is not None:
             for i, out in enumerate(outputs):
                 if type(out) is not GlobalTensor:
@@ -57,55 +62,41 @@ class EagerGlobalInterpreter(Interpreter):
                         f"{op.name}(): the output (argument {i}) is a local tensor but the inputs are global on {p!r}: "
                         "write into a global tensor, or use to_local()"
                     )
-        metas = _logical_outputs(op, inputs, attrs)
-        signatures, note = _signatures(op, attrs, inputs, len(metas), p)
+        plan = _plan(op, inputs, attrs, p, world)
+        metas, signatures, note, in_sbps, out_sbp, ranks = plan.metas, plan.signatures, plan.note, plan.in_sbps, plan.out_sbp, plan.ranks
         if note is not None:
             self.fallbacks[op.name] = self.fallbacks.get(op.name, 0) + 1
         steps: list = []
         listener = None
-        if _trace_open():
+        if tracing:
             listener = steps.append
             BOXING_LOG_LISTENERS.append(lambda *s: steps.append(s))
         try:
-            boxed = tuple(_scalar_pieces(box(t, tuple(sig.inputs[i] for sig in signatures))) for i, t in enumerate(inputs))
+            boxed = tuple(t if t._sbp == want else _scalar_pieces(box(t, want)) for t, want in zip(inputs, in_sbps, strict=True))
         finally:
             if listener is not None:
                 BOXING_LOG_LISTENERS.pop()
-        out_sbp = [tuple(sig.outputs[j] for sig in signatures) for j in range(len(metas))]
-        # a rewrite or a run works on the piece whatever the other mesh dims did: take the first
-        local_attrs = next((s.local_attrs for s in signatures if s.local_attrs is not None), None)
-        run = next((s.run for s in signatures if s.run is not None), None)
+        local_attrs, run = plan.local_attrs, plan.run
         results: dict = {}
-        for rank in world.hosted(p.rank_list()):
-            coord = p.coordinate(rank)
-            pieces = tuple(t._pieces[rank] for t in boxed)
+        for rank, coord, want in ranks:
+            pieces = tuple([t._pieces[rank] for t in boxed])
             a = attrs
             if local_attrs is not None:
-                out_shapes = [layout.piece_shape(m[0], out_sbp[j], p.mesh_shape, coord) for j, m in enumerate(metas)]
-                a = local_attrs(attrs, [x._shape for x in pieces], out_shapes)
+                a = local_attrs(attrs, [x._shape for x in pieces], list(want))
             if run is not None:
-                info = {
-                    "op": op,
-                    "placement": p,
-                    "rank": rank,
-                    "coord": coord,
-                    "signatures": signatures,
-                    "inputs": boxed,
-                    "metas": metas,
-                }
+                info = {"op": op, "placement": p, "rank": rank, "coord": coord, "signatures": signatures, "inputs": boxed, "metas": metas}
                 results[rank] = tuple(run(_local_apply, pieces, a, info))
             else:
                 results[rank] = EAGER.apply(op, pieces, a)
         made = []
         for j, (shape, dtype) in enumerate(metas):
             pieces = {}
-            for rank, outs in results.items():
-                piece = outs[j]
-                want = layout.piece_shape(shape, out_sbp[j], p.mesh_shape, p.coordinate(rank))
-                if tuple(piece._shape) != want:
+            for rank, _, want in ranks:
+                piece = results[rank][j]
+                if piece._shape != want[j]:
                     raise RuntimeError(
                         f"{op.name}(): the SBP signature {_describe(signatures)} gave rank {rank} a piece of shape "
-                        f"{list(piece._shape)}, where its layout {out_sbp[j]} of {list(shape)} says {list(want)}: "
+                        f"{list(piece._shape)}, where its layout {out_sbp[j]} of {list(shape)} says {list(want[j])}: "
                         "the op's SBP rule is wrong"
                     )
                 pieces[rank] = piece
@@ -128,6 +119,47 @@ class EagerGlobalInterpreter(Interpreter):
                 rule=note or getattr(op.sbp_rule, "__name__", ""),
             )
         return tuple(made)
+
+
+class _Plan:
+    """What one call's metadata decides, kept per signature of the call: the logical outputs, the
+    SBP signatures, each input's layout, each output's, and per hosted rank its coordinate and the
+    shapes its output pieces must have."""
+
+    __slots__ = ("in_sbps", "local_attrs", "metas", "note", "out_sbp", "ranks", "run", "signatures")
+
+
+_PLANS: dict = {}
+_PLAN_LIMIT = 4096
+_dt.DEFAULT_DTYPE_LISTENERS.append(_PLANS.clear)  # inferred dtypes depend on the default dtype
+
+
+def _plan(op, inputs: tuple, attrs: dict, p, world) -> _Plan:
+    try:
+        key = (op, p, world, tuple([(t._shape, t._dtype, t._sbp) for t in inputs]), tuple([(k, v, type(v)) for k, v in attrs.items()]) if attrs else ())
+        plan = _PLANS.get(key)
+    except TypeError:  # an unhashable attribute: plan every time
+        key, plan = None, None
+    if plan is not None:
+        return plan
+    plan = _Plan()
+    plan.metas = metas = _logical_outputs(op, inputs, attrs)
+    plan.signatures, plan.note = signatures, _ = _signatures(op, attrs, inputs, len(metas), p)
+    plan.in_sbps = tuple(tuple(sig.inputs[i] for sig in signatures) for i in range(len(inputs)))
+    plan.out_sbp = out_sbp = [tuple(sig.outputs[j] for sig in signatures) for j in range(len(metas))]
+    # a rewrite or a run works on the piece whatever the other mesh dims did: take the first
+    plan.local_attrs = next((s.local_attrs for s in signatures if s.local_attrs is not None), None)
+    plan.run = next((s.run for s in signatures if s.run is not None), None)
+    ranks = []
+    for rank in world.hosted(p.rank_list()):
+        coord = p.coordinate(rank)
+        ranks.append((rank, coord, tuple(layout.piece_shape(m[0], out_sbp[j], p.mesh_shape, coord) for j, m in enumerate(metas))))
+    plan.ranks = tuple(ranks)
+    if key is not None:
+        if len(_PLANS) >= _PLAN_LIMIT:
+            _PLANS.clear()
+        _PLANS[key] = plan
+    return plan
 
 
 def _scalar_pieces(t: GlobalTensor) -> GlobalTensor:
@@ -160,11 +192,11 @@ def _describe(signatures) -> str:
 def _reference(op, inputs: tuple, outputs) -> GlobalTensor:
     """The first global tensor among the inputs (or outputs), whose placement all must share."""
     ref = None
-    for t in (*inputs, *(outputs or ())):
+    for t in (*inputs, *outputs) if outputs else inputs:
         if type(t) is GlobalTensor:
             if ref is None:
                 ref = t
-            elif t._placement != ref._placement:
+            elif t._placement is not ref._placement and t._placement != ref._placement:
                 raise RuntimeError(
                     f"{op.name}(): expected all global tensors on one placement, but found {ref._placement!r} and "
                     f"{t._placement!r}: move one with .to_global(placement=..., sbp=...)"
@@ -277,6 +309,7 @@ _ROUTE = _Route()
 def deactivate() -> None:
     """Hand ops straight to the eager-local interpreter again (tests that made global tensors
     leave the usual stack behind them; a later global tensor activates the route again)."""
+    _sbp.ACTIVE[0] = False
     default = _interp.default_interpreter()
     if default is _ROUTE:
         _interp.set_default_interpreter(EAGER)
@@ -286,6 +319,7 @@ def deactivate() -> None:
 
 def activate() -> None:
     """Send global inputs to the global interpreter from now on (idempotent)."""
+    _sbp.ACTIVE[0] = True
     default = _interp.default_interpreter()
     if default is EAGER:
         _interp.set_default_interpreter(_ROUTE)  # type: ignore[arg-type]

@@ -23,7 +23,7 @@ _CHECK_WORLD = [True]  # off while placement.recorded() builds one
 class placement:  # OneFlow's spelling
     """A device type and an N-D array of distinct global ranks."""
 
-    __slots__ = ("_key", "_mesh", "type")
+    __slots__ = ("_coords", "_key", "_mesh", "type")
 
     def __init__(self, type: str = "cpu", ranks=None) -> None:  # noqa: A002 - OneFlow's argument name
         if not isinstance(type, str) or type not in _DEVICE_TYPES:
@@ -45,6 +45,7 @@ class placement:  # OneFlow's spelling
         self.type = type
         self._mesh = mesh
         self._key = (type, mesh.shape, tuple(int(r) for r in mesh.flat))
+        self._coords = None  # rank -> mesh coordinate, made on first use
         if _CHECK_WORLD[0]:
             world = _start_world()
             if world is not None:
@@ -83,8 +84,10 @@ class placement:  # OneFlow's spelling
 
     def coordinate(self, rank: int) -> tuple[int, ...] | None:
         """Where ``rank`` sits in the mesh, or None when it is not part of it."""
-        found = np.argwhere(self._mesh == rank)
-        return tuple(int(i) for i in found[0]) if len(found) else None
+        coords = self._coords
+        if coords is None:
+            coords = self._coords = {int(r): tuple(int(i) for i in c) for c, r in np.ndenumerate(self._mesh)}
+        return coords.get(rank)
 
     def ranks_along(self, mesh_dim: int, rank: int) -> list[int]:
         """The ranks that share ``rank``'s coordinates except along ``mesh_dim``: the sub-group

@@ -11,6 +11,7 @@ from ..._core.device import CPU, Device, as_device
 from ..._core.shape import check_size, contiguous_strides, is_non_overlapping_and_dense
 from ..._core.tensor import Tensor, empty_tensor, scalar_for
 from ...dispatch import OpExpr, dispatch
+from ...dispatch.sbp import AMBIENT, broadcast
 
 
 def dtype_of_scalar(value) -> _dt.DType:
@@ -54,7 +55,12 @@ GLOBAL_FACTORY: list = [None]
 
 
 def global_factory(op: str, placement, sbp, shape: tuple, dtype, requires_grad: bool, build=None, whole: Tensor | None = None) -> Tensor:
-    """The global form of factory ``op`` (``placement=``/``sbp=`` given): see ``GLOBAL_FACTORY``."""
+    """The global form of factory ``op`` (``placement=``/``sbp=`` given, or neither inside the
+    derivative of a global op: then broadcast on its placement, ``dispatch/sbp.py``'s AMBIENT):
+    see ``GLOBAL_FACTORY``."""
+    if placement is None and sbp is None:
+        placement = AMBIENT.placement
+        sbp = (broadcast,) * placement.ndim
     if placement is None or sbp is None:
         missing = "sbp" if sbp is None else "placement"
         raise TypeError(f"{op}(): a global tensor needs both placement= and sbp=, but {missing}= is missing")

@@ -16,6 +16,7 @@ from ..._core import dtype as _dt
 from ..._core.tensor import Tensor, empty_tensor, tensor
 from ..._core.tensor_numpy import as_tensor
 from ..._core.views import check_in_bounds
+from ...dispatch.sbp import AMBIENT
 from ..functor import functor
 from ..schema import schema_family
 from ._common import (
@@ -47,7 +48,7 @@ declare(
 @functor("Empty")
 def empty(size, dtype=None, device=None, requires_grad=False, placement=None, sbp=None):
     shape, dtype, device = factory_args("empty", size, dtype, device)
-    if placement is not None or sbp is not None:
+    if placement is not None or sbp is not None or AMBIENT.placement is not None:
         return global_factory("empty", placement, sbp, shape, dtype, requires_grad, lambda s: empty_tensor(s, dtype, device))
     return check_requires_grad(empty_tensor(shape, dtype, device), requires_grad)
 
@@ -69,7 +70,7 @@ declare(
 def zeros(size, dtype=None, device=None, requires_grad=False, placement=None, sbp=None):
     shape, dtype, device = factory_args("zeros", size, dtype, device)
     value = b"" if dtype is _dt.string else 0
-    if placement is not None or sbp is not None:
+    if placement is not None or sbp is not None or AMBIENT.placement is not None:
         return global_factory("zeros", placement, sbp, shape, dtype, requires_grad, lambda s: new_filled(s, dtype, device, value, "zeros"))
     return check_requires_grad(new_filled(shape, dtype, device, value, "zeros"), requires_grad)
 
@@ -88,7 +89,7 @@ declare(
 @functor("Ones")
 def ones(size, dtype=None, device=None, requires_grad=False, placement=None, sbp=None):
     shape, dtype, device = factory_args("ones", size, dtype, device)
-    if placement is not None or sbp is not None:
+    if placement is not None or sbp is not None or AMBIENT.placement is not None:
         return global_factory("ones", placement, sbp, shape, dtype, requires_grad, lambda s: new_filled(s, dtype, device, 1, "ones"))
     return check_requires_grad(new_filled(shape, dtype, device, 1, "ones"), requires_grad)
 
@@ -109,7 +110,7 @@ declare(
 @functor("Full")
 def full(size, fill_value, dtype=None, device=None, requires_grad=False, placement=None, sbp=None):
     shape, dtype, device = factory_args("full", size, dtype, device, dtype_of_scalar(fill_value))
-    if placement is not None or sbp is not None:
+    if placement is not None or sbp is not None or AMBIENT.placement is not None:
         build = lambda s: new_filled(s, dtype, device, fill_value, "full")  # noqa: E731
         return global_factory("full", placement, sbp, shape, dtype, requires_grad, build)
     return check_requires_grad(new_filled(shape, dtype, device, fill_value, "full"), requires_grad)

@@ -14,6 +14,7 @@ import numpy as np
 from ..._core import dtype as _dt
 from ..._core.device import CPU
 from ...dispatch import OpExpr, dispatch
+from ...dispatch.sbp import AMBIENT
 from ..functor import functor
 from ..schema import schema_family
 from ._common import check_kinds, check_requires_grad, global_factory
@@ -95,7 +96,7 @@ def arange(start=None, end=None, step=1, dtype=None, device=None, requires_grad=
     if out is not None:
         attrs["device"] = out.device
         return dispatch(ARANGE, (), attrs, (out,))[0]
-    if placement is not None or sbp is not None:  # each rank's piece is cut from the whole (one vector)
+    if placement is not None or sbp is not None or AMBIENT.placement is not None:  # each rank's piece is cut from the whole (one vector)
         return global_factory("arange", placement, sbp, (size,), dtype, requires_grad, whole=dispatch(ARANGE, (), attrs)[0])
     return check_requires_grad(dispatch(ARANGE, (), attrs)[0], requires_grad)
 

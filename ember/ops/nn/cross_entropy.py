@@ -27,8 +27,10 @@ declare = schema_family("nn", namespaces=("nn.functional",))
 
 
 def _any_ignored(target, ignore_index: int) -> bool:
-    """Whether a target equals ``ignore_index``: the fused forward and its backward assume none
-    does (their mean divides by the batch). A global target is asked with ops (a collective)."""
+    """Whether a target may equal ``ignore_index``: the fused forward and the fast backward assume
+    none does (their mean divides by the batch). A global target is asked with ops (a collective)."""
+    if not running_eagerly():
+        return True  # a graph's targets have no value yet: the general (masked) formula holds for any
     if target.is_global:
         return bool((target == ignore_index).any().item())
     return bool((target._host_array() == ignore_index).any())

@@ -41,6 +41,8 @@ def positions(op: OpExpr, attrs: dict, shape: tuple) -> tuple:
     """The flat input positions each output element of the view op ``op`` reads: the op applied
     to an ``arange`` of ``shape`` (metadata only; nothing is recorded)."""
     base = _F().arange(math.prod(shape)).reshape(shape)
+    if base.is_global:  # inside a global op's derivative (dispatch/sbp.py's AMBIENT): the global interpreter views it
+        return dispatch(op, (base,), attrs)
     return op.view(attrs, base)
 
 
