@@ -358,7 +358,7 @@ class Tensor:
                 f"{op}: cannot write into a read-only tensor (its memory was lent read-only, e.g. by a "
                 f"read-only NumPy array or a DLPack producer); clone() it to get a writable copy"
             )
-        if not overlap:
+        if not overlap or 0 in self._shape:  # an empty tensor has no elements to share a location
             return
         for size, stride in zip(self._shape, self._stride, strict=True):
             if stride == 0 and size > 1:
@@ -455,17 +455,28 @@ def empty_tensor(shape, dtype: _dt.DType, device: Device | str | None = None, *,
     return make_tensor(storage, 0, shape, contiguous_strides(shape) if stride is None else stride, dtype)
 
 
-def tensor(data, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+# Set by ember.distributed.tensor: fn(local whole tensor, placement, sbp) -> a global tensor.
+GLOBAL_TENSOR: list = [None]
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, placement=None, sbp=None) -> Tensor:
     """A new tensor holding a copy of ``data`` (scalars, nested sequences, arrays, tensors).
 
     Python floats become the default dtype, ints int64, bools bool, complex the default
-    complex dtype, and bytes/str the string dtype; NumPy arrays keep their dtype.
+    complex dtype, and bytes/str the string dtype; NumPy arrays keep their dtype. With
+    ``placement=`` and ``sbp=`` it is a global tensor of that layout (``data`` is the whole
+    logical value, the same on every rank; each rank keeps its piece).
 
     >>> tensor([[1, 2], [3, 4]]).dtype
     ember.int64
     >>> tensor(2.5)
     tensor(2.5000)
     """
+    if placement is not None or sbp is not None:
+        if placement is None or sbp is None:
+            raise TypeError(f"tensor(): a global tensor needs both placement= and sbp=, but {'sbp' if sbp is None else 'placement'}= is missing")
+        whole = tensor(data, dtype=dtype, device=device)
+        return GLOBAL_TENSOR[0](whole, placement, sbp).requires_grad_(requires_grad)
     target = None if dtype is None else _dt.as_dtype(dtype, op="tensor")
     device = as_device(device, op="tensor")
     if isinstance(data, Tensor):

@@ -265,6 +265,17 @@ def test_setitem_value_that_does_not_broadcast_names_both_shapes():
         t[0] = [1.0, 2.0]
 
 
+def test_writing_into_an_empty_tensor_with_zero_strides_is_allowed():
+    """NumPy gives a copied empty array zero strides; with no elements, none is written twice."""
+    empty = ember.from_numpy(np.array(np.zeros((5, 3))[:, :0], order="C"))
+    assert 0 in empty.stride()
+    empty.copy_(ember.zeros(5, 0))
+    empty.fill_(1.0)
+    assert empty.shape == (5, 0)
+    with pytest.raises(RuntimeError, match="single memory location"):  # a non-empty one still is refused
+        ember.zeros(1, 3).expand(4, 3).fill_(1.0)
+
+
 def test_setitem_into_an_expanded_view_is_refused():
     t = ember.zeros(1, 3)
     e = t.expand(4, 3)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._core import tensor as _tensor_module
 from ..._core.tensor import Tensor
 from ..._core.tensor_numpy import from_numpy
 from ...autograd.function import Function
@@ -247,7 +248,7 @@ class _Distribute(Function):
         pieces = {}
         for r in world.hosted(placement.rank_list()):
             where = layout.piece_slices(tuple(x._shape), sbp, placement.mesh_shape, placement.coordinate(r))
-            piece = np.ascontiguousarray(array[where])
+            piece = np.array(array[where], copy=True, order="C")  # its own memory: pieces never alias each other or the source
             for d, e in enumerate(sbp):  # a partial: rank 0 of that mesh dim keeps the value
                 if e.is_partial and placement.coordinate(r)[d] != 0:
                     piece = np.zeros_like(piece) if e.reduce == "sum" else piece
@@ -273,3 +274,11 @@ def distribute(tensor: Tensor, placement, sbp) -> GlobalTensor:
 
 
 TENSOR_METHODS = {"to_global": to_global, "to_local": to_local}
+
+
+def _global_tensor(whole: Tensor, placement, sbp) -> GlobalTensor:
+    """``ember.tensor(data, placement=, sbp=)``: the whole value, distributed (no communication)."""
+    return distribute(whole, placement, sbp)
+
+
+_tensor_module.GLOBAL_TENSOR[0] = _global_tensor

@@ -32,7 +32,7 @@ def _arrays(t: GlobalTensor) -> dict:
 
 
 def _wrap(arrays: dict, t: GlobalTensor, sbp: tuple, placement=None) -> GlobalTensor:
-    pieces = {r: from_numpy(np.ascontiguousarray(a)) for r, a in arrays.items()}
+    pieces = {r: from_numpy(np.asarray(a, order="C")) for r, a in arrays.items()}  # (asarray keeps 0-d, ascontiguousarray would not)
     return make_global(pieces, t._shape, t._dtype, placement or t._placement, sbp, t._world)
 
 
@@ -194,7 +194,7 @@ def _change_placement(t: GlobalTensor, sbp: tuple, placement) -> GlobalTensor:
         parts = {r: source[slices[r]] for r in dst}
     _log("send", -1, t._placement, placement, sum(int(np.prod(s)) for s in shapes.values()) * t._dtype.itemsize)
     got = world.scatter_to(parts, src, dst, shapes, t._dtype.numpy_dtype)
-    pieces = {r: from_numpy(np.ascontiguousarray(a)) for r, a in got.items()}
+    pieces = {r: from_numpy(np.asarray(a, order="C")) for r, a in got.items()}
     moved = make_global(pieces, t._shape, t._dtype, placement, cut, world)
     return box(moved, sbp)
 
