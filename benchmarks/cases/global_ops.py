@@ -25,7 +25,11 @@ def _add():
     return _impls(lambda x, y: x + y, (a, a.copy()), (ember.sbp.split(0), ember.sbp.split(0)))
 
 
-@case("global/x @ w S(0) x B (64x100 @ 100x10 f32), 1 simulated rank", note=_NOTE, compare=(Compare("global/local", "ember", "ember-local"),))
+@case(
+    "global/x @ w S(0) x B (64x100 @ 100x10 f32), 1 simulated rank",
+    note=_NOTE,
+    compare=(Compare("global/local", "ember", "ember-local"),),
+)
 def _matmul():
     rng = np.random.default_rng(0)
     x, w = rng.standard_normal((64, 100)).astype(np.float32), rng.standard_normal((100, 10)).astype(np.float32)

@@ -32,7 +32,8 @@ def _arrays(t: GlobalTensor) -> dict:
 
 
 def _wrap(arrays: dict, t: GlobalTensor, sbp: tuple, placement=None) -> GlobalTensor:
-    pieces = {r: from_numpy(np.asarray(a, order="C")) for r, a in arrays.items()}  # (asarray keeps 0-d, ascontiguousarray would not)
+    # asarray keeps a 0-d piece 0-d (ascontiguousarray would make it 1-d)
+    pieces = {r: from_numpy(np.asarray(a, order="C")) for r, a in arrays.items()}
     return make_global(pieces, t._shape, t._dtype, placement or t._placement, sbp, t._world)
 
 

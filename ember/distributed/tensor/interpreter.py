@@ -63,7 +63,14 @@ class EagerGlobalInterpreter(Interpreter):
                         "write into a global tensor, or use to_local()"
                     )
         plan = _plan(op, inputs, attrs, p, world)
-        metas, signatures, note, in_sbps, out_sbp, ranks = plan.metas, plan.signatures, plan.note, plan.in_sbps, plan.out_sbp, plan.ranks
+        metas, signatures, note, in_sbps, out_sbp, ranks = (
+            plan.metas,
+            plan.signatures,
+            plan.note,
+            plan.in_sbps,
+            plan.out_sbp,
+            plan.ranks,
+        )
         if note is not None:
             self.fallbacks[op.name] = self.fallbacks.get(op.name, 0) + 1
         steps: list = []
@@ -84,7 +91,15 @@ class EagerGlobalInterpreter(Interpreter):
             if local_attrs is not None:
                 a = local_attrs(attrs, [x._shape for x in pieces], list(want))
             if run is not None:
-                info = {"op": op, "placement": p, "rank": rank, "coord": coord, "signatures": signatures, "inputs": boxed, "metas": metas}
+                info = {
+                    "op": op,
+                    "placement": p,
+                    "rank": rank,
+                    "coord": coord,
+                    "signatures": signatures,
+                    "inputs": boxed,
+                    "metas": metas,
+                }
                 results[rank] = tuple(run(_local_apply, pieces, a, info))
             else:
                 results[rank] = EAGER.apply(op, pieces, a)
@@ -136,7 +151,13 @@ _dt.DEFAULT_DTYPE_LISTENERS.append(_PLANS.clear)  # inferred dtypes depend on th
 
 def _plan(op, inputs: tuple, attrs: dict, p, world) -> _Plan:
     try:
-        key = (op, p, world, tuple([(t._shape, t._dtype, t._sbp) for t in inputs]), tuple([(k, v, type(v)) for k, v in attrs.items()]) if attrs else ())
+        key = (
+            op,
+            p,
+            world,
+            tuple([(t._shape, t._dtype, t._sbp) for t in inputs]),
+            tuple([(k, v, type(v)) for k, v in attrs.items()]) if attrs else (),
+        )
         plan = _PLANS.get(key)
     except TypeError:  # an unhashable attribute: plan every time
         key, plan = None, None
