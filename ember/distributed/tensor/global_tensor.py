@@ -151,14 +151,22 @@ def is_global(t) -> bool:
     return type(t) is GlobalTensor
 
 
-def make_global(pieces: dict, shape, dtype: _dt.DType, placement: Placement, sbp: tuple, world=None) -> GlobalTensor:
+def make_global(pieces: dict, shape, dtype: _dt.DType, placement: Placement, sbp: tuple, world=None, stride=None) -> GlobalTensor:
     """Wrap pieces (global rank -> local Tensor) already laid out for ``sbp``."""
     shape = tuple(shape)
     out = object.__new__(GlobalTensor)
-    out._storage = Storage(0, device=META, lazy=True)
+    storage = object.__new__(Storage)  # Storage(0, device=META): a meta storage, inlined (every global op makes one)
+    storage._nbytes = 0
+    storage._device = META
+    storage._allocator = None
+    storage._data = None
+    storage._readonly = False
+    storage._holds_objects = False
+    storage._version = 0
+    out._storage = storage
     out._offset = 0
     out._shape = shape
-    out._stride = contiguous_strides(shape)
+    out._stride = contiguous_strides(shape) if stride is None else stride
     out._dtype = dtype
     out._base = None
     out._np = out._np_src = None

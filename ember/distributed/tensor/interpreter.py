@@ -22,11 +22,13 @@ installed on the first global tensor (``activate``); until then local ops pay no
 
 from __future__ import annotations
 
+import sys
 import time
 
 import numpy as np
 
 from ..._core import dtype as _dt
+from ..._core.shape import contiguous_strides
 from ...dispatch import interpreter as _interp, sbp as _sbp
 from ...dispatch.interpreter import EAGER, Interpreter
 from ...dispatch.sbp import Signature, broadcast
@@ -115,7 +117,7 @@ class EagerGlobalInterpreter(Interpreter):
                         "the op's SBP rule is wrong"
                     )
                 pieces[rank] = piece
-            made.append(make_global(pieces, shape, dtype, p, out_sbp[j], world))
+            made.append(make_global(pieces, shape, dtype, p, out_sbp[j], world, plan.strides[j]))
         if op.view is not None and len(made) == 1 and len(inputs) == 1:
             made[0]._base = inputs[0]
         if outputs is not None:
@@ -141,7 +143,7 @@ class _Plan:
     SBP signatures, each input's layout, each output's, and per hosted rank its coordinate and the
     shapes its output pieces must have."""
 
-    __slots__ = ("in_sbps", "local_attrs", "metas", "note", "out_sbp", "ranks", "run", "signatures")
+    __slots__ = ("in_sbps", "local_attrs", "metas", "note", "out_sbp", "ranks", "run", "signatures", "strides")
 
 
 _PLANS: dict = {}
@@ -165,6 +167,7 @@ def _plan(op, inputs: tuple, attrs: dict, p, world) -> _Plan:
         return plan
     plan = _Plan()
     plan.metas = metas = _logical_outputs(op, inputs, attrs)
+    plan.strides = [contiguous_strides(m[0]) for m in metas]
     plan.signatures, plan.note = signatures, _ = _signatures(op, attrs, inputs, len(metas), p)
     plan.in_sbps = tuple(tuple(sig.inputs[i] for sig in signatures) for i in range(len(inputs)))
     plan.out_sbp = out_sbp = [tuple(sig.outputs[j] for sig in signatures) for j in range(len(metas))]
@@ -197,8 +200,6 @@ def _local_apply(op, inputs: tuple, attrs: dict) -> tuple:
 
 
 def _trace_open() -> bool:
-    import sys
-
     return isinstance(sys.getprofile(), _Recorder)
 
 
