@@ -65,25 +65,18 @@ class EagerGlobalInterpreter(Interpreter):
                         "write into a global tensor, or use to_local()"
                     )
         plan = _plan(op, inputs, attrs, p, world)
-        metas, signatures, note, in_sbps, out_sbp, ranks = (
-            plan.metas,
-            plan.signatures,
-            plan.note,
-            plan.in_sbps,
-            plan.out_sbp,
-            plan.ranks,
-        )
-        if note is not None:
+        metas, signatures, out_sbp, ranks = plan.metas, plan.signatures, plan.out_sbp, plan.ranks
+        if plan.note is not None:
             self.fallbacks[op.name] = self.fallbacks.get(op.name, 0) + 1
-        steps: list = []
-        listener = None
+        steps: list = []  # the boxing steps, for the trace
         if tracing:
-            listener = steps.append
-            BOXING_LOG_LISTENERS.append(lambda *s: steps.append(s))
+            BOXING_LOG_LISTENERS.append(lambda *step: steps.append(step))
         try:
-            boxed = tuple(t if t._sbp == want else _scalar_pieces(box(t, want)) for t, want in zip(inputs, in_sbps, strict=True))
+            boxed = tuple(
+                t if t._sbp == want else _scalar_pieces(box(t, want)) for t, want in zip(inputs, plan.in_sbps, strict=True)
+            )
         finally:
-            if listener is not None:
+            if tracing:
                 BOXING_LOG_LISTENERS.pop()
         local_attrs, run = plan.local_attrs, plan.run
         results: dict = {}
@@ -122,7 +115,7 @@ class EagerGlobalInterpreter(Interpreter):
             made[0]._base = inputs[0]
         if outputs is not None:
             made = _write_into(op, outputs, made)
-        if listener is not None:
+        if tracing:
             _trace_note(
                 op.name,
                 op.name,
@@ -133,7 +126,7 @@ class EagerGlobalInterpreter(Interpreter):
                 signature=_describe(signatures),
                 boxing=steps,
                 placement=repr(p),
-                rule=note or getattr(op.sbp_rule, "__name__", ""),
+                rule=plan.note or getattr(op.sbp_rule, "__name__", ""),
             )
         return tuple(made)
 
