@@ -30,13 +30,13 @@ __all__ = ["LazyInterpreter", "const_node", "is_tracing"]
 _IMMUTABLE = {"Placeholder", "PlaceholderWithDefault", "Const", "VariableV2"}
 
 
-
 def refuse_global(where: str, t) -> None:
     """Graph mode has no global tensors yet: say so rather than bake one rank's view into a plan."""
     raise NotImplementedError(
         f"{where} does not support global tensors yet (got one of shape {list(t._shape)} on {t.placement!r} with sbp {t.sbp}): "
         "run global tensors eagerly, or give the graph local tensors (x.to_local())"
     )
+
 
 class LazyInterpreter(Interpreter):
     """Records each primitive as an Operation of ``graph``."""

@@ -33,7 +33,8 @@ def _pieces_of(array: np.ndarray, axis: int, parts: int) -> list[np.ndarray]:
 
 
 class World:
-    """Which ranks this process hosts, and the collectives over groups of them."""
+    """Which ranks this process hosts, and the collectives over groups of them: the interface
+    that ``SimulatedWorld`` and ``MpiWorld`` both implement."""
 
     size: int
     name: str
