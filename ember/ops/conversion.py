@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
+
 from .._core import dtype as _dt
 from .._core.device import CPU, Device, as_device
 from .._core.shape import contiguous_strides
@@ -133,34 +135,50 @@ def _is_dtype_name(value: str) -> bool:
 
 
 def _parse_to(args, dtype, device, copy):
-    flags = []
-    for a in args:
-        if a is None:
-            continue
-        if isinstance(a, Tensor):
-            dtype, device = a._dtype, a._storage._device
-        elif isinstance(a, bool):
-            flags.append(a)
-        elif isinstance(a, _dt.DType):
-            dtype = a
-        elif isinstance(a, (Device, int)) or (isinstance(a, str) and not _is_dtype_name(a)):
-            device = as_device(a, op="to", arg="device")
-        else:
-            try:
-                dtype = _dt.as_dtype(a, op="to")
-            except (TypeError, ValueError):
-                raise TypeError(f"to(): expected a dtype, a device or a tensor, got {type(a).__name__}") from None
-    if len(flags) > 2:
-        raise TypeError("to(): too many bool arguments (expected non_blocking, copy)")
-    if len(flags) == 2:  # to(dtype, non_blocking, copy)
-        copy = flags[1]
+    """torch's three spellings: ``to(dtype, non_blocking, copy)``, ``to(device, dtype, non_blocking,
+    copy)`` and ``to(other, non_blocking, copy)``; any other order is refused."""
+    args = list(args)
+    while args and args[-1] is None:
+        args.pop()
+    if not args:
+        return dtype, device, copy
+    first, rest = args[0], args[1:]
+    if isinstance(first, Tensor):
+        dtype, device = first._dtype, first._storage._device
+    elif _is_dtype(first):
+        dtype = _dt.as_dtype(first, op="to")
+    elif first is None or (isinstance(first, (Device, int, str)) and not isinstance(first, bool)):
+        if first is not None:
+            device = as_device(first, op="to", arg="device")
+        if rest and (rest[0] is None or _is_dtype(rest[0])):
+            dtype = dtype if rest[0] is None else _dt.as_dtype(rest[0], op="to")
+            rest = rest[1:]
+    else:
+        raise TypeError(f"to(): expected a dtype, a device or a tensor, got {type(first).__name__}")
+    if len(rest) > 2 or not all(type(flag) is bool for flag in rest):
+        got = ", ".join(type(a).__name__ for a in args)
+        raise TypeError(
+            f"to() received an invalid combination of arguments - got ({got}), but expected one of: (dtype, non_blocking, copy), "
+            "(device, dtype, non_blocking, copy), (Tensor other, non_blocking, copy)"
+        )
+    if len(rest) == 2:
+        copy = rest[1]
     return dtype, device, copy
+
+
+def _is_dtype(value) -> bool:
+    if isinstance(value, _dt.DType):
+        return True
+    return (isinstance(value, str) and _is_dtype_name(value)) or (
+        isinstance(value, (np.dtype, type)) and not isinstance(value, bool)
+    )
 
 
 declare(
     "Tensor.to",
     "Tensor (Tensor input, Object arg=None, Object arg2=None, Object arg3=None, *, DType? dtype=None, Device? device=None, Bool non_blocking=False, Bool copy=False, Object memory_format=None) => To",
-    method=True, op=("_to_copy", "copy_"),
+    method=True,
+    op=("_to_copy", "copy_"),
     doc="""
     This tensor with another dtype and/or device: to(dtype), to(device), to(device, dtype), to(other); self when nothing changes and copy is False.
 
@@ -169,6 +187,8 @@ declare(
     ([1, -2], True, True)
     """,
 )
+
+
 @functor("To")
 def to(input, arg=None, arg2=None, arg3=None, dtype=None, device=None, non_blocking=False, copy=False, memory_format=None):
     """``to(dtype)``, ``to(device, dtype)``, ``to(other)``: self when nothing changes (and not ``copy``)."""
@@ -192,6 +212,8 @@ declare(
     [1, -1]
     """,
 )
+
+
 @functor("Astype")
 def astype(x, dtype, copy=True, device=None):
     device = x._storage._device if device is None else device
@@ -217,7 +239,8 @@ def type_name(t: Tensor) -> str:
 declare(
     "Tensor.type",
     "Tensor (Tensor input, Object dtype=None, Bool non_blocking=False) => Type",
-    method=True, op=("_to_copy", "copy_"),
+    method=True,
+    op=("_to_copy", "copy_"),
     doc="""
     Without a dtype, the legacy type name as a string; with one (an ember dtype or a name such as 'ember.DoubleTensor'), to(dtype).
 
@@ -225,6 +248,8 @@ declare(
     'ember.LongTensor'
     """,
 )
+
+
 @functor("Type")
 def type_(input, dtype=None, non_blocking=False):
     """``t.type()``: the legacy type name ('ember.FloatTensor'); ``t.type(dtype)``: ``t.to(dtype)``."""
@@ -251,7 +276,8 @@ DTYPE_METHODS = {
 declare(
     "Tensor.float",
     "Tensor (Tensor input, *, Object memory_format=None) => ToFloat",
-    method=True, op=("_to_copy", "copy_"),
+    method=True,
+    op=("_to_copy", "copy_"),
     doc="""
     to(ember.float32).
 
@@ -262,25 +288,30 @@ declare(
 declare(
     "Tensor.double",
     "Tensor (Tensor input, *, Object memory_format=None) => ToDouble",
-    method=True, op=("_to_copy", "copy_"),
+    method=True,
+    op=("_to_copy", "copy_"),
     doc="to(ember.float64).",
 )
 declare(
     "Tensor.half",
     "Tensor (Tensor input, *, Object memory_format=None) => ToHalf",
-    method=True, op=("_to_copy", "copy_"),
+    method=True,
+    op=("_to_copy", "copy_"),
     doc="to(ember.float16).",
 )
 declare(
     "Tensor.bfloat16",
     "Tensor (Tensor input, *, Object memory_format=None) => ToBfloat16",
-    method=True, op=("_to_copy", "copy_"),
+    method=True,
+    op=("_to_copy", "copy_"),
     doc="to(ember.bfloat16).",
 )
 declare(
     "Tensor.int",
     "Tensor (Tensor input, *, Object memory_format=None) => ToInt",
-    method=True, differentiable=False, op=("_to_copy", "copy_"),
+    method=True,
+    differentiable=False,
+    op=("_to_copy", "copy_"),
     doc="""
     to(ember.int32); floats are truncated toward zero.
 
@@ -291,45 +322,59 @@ declare(
 declare(
     "Tensor.long",
     "Tensor (Tensor input, *, Object memory_format=None) => ToLong",
-    method=True, differentiable=False, op=("_to_copy", "copy_"),
+    method=True,
+    differentiable=False,
+    op=("_to_copy", "copy_"),
     doc="to(ember.int64).",
 )
 declare(
     "Tensor.short",
     "Tensor (Tensor input, *, Object memory_format=None) => ToShort",
-    method=True, differentiable=False, op=("_to_copy", "copy_"),
+    method=True,
+    differentiable=False,
+    op=("_to_copy", "copy_"),
     doc="to(ember.int16).",
 )
 declare(
     "Tensor.char",
     "Tensor (Tensor input, *, Object memory_format=None) => ToChar",
-    method=True, differentiable=False, op=("_to_copy", "copy_"),
+    method=True,
+    differentiable=False,
+    op=("_to_copy", "copy_"),
     doc="to(ember.int8).",
 )
 declare(
     "Tensor.byte",
     "Tensor (Tensor input, *, Object memory_format=None) => ToByte",
-    method=True, differentiable=False, op=("_to_copy", "copy_"),
+    method=True,
+    differentiable=False,
+    op=("_to_copy", "copy_"),
     doc="to(ember.uint8).",
 )
 declare(
     "Tensor.bool",
     "Tensor (Tensor input, *, Object memory_format=None) => ToBool",
-    method=True, differentiable=False, op=("_to_copy", "copy_"),
+    method=True,
+    differentiable=False,
+    op=("_to_copy", "copy_"),
     doc="to(ember.bool).",
 )
 declare(
     "Tensor.cfloat",
     "Tensor (Tensor input, *, Object memory_format=None) => ToCfloat",
-    method=True, op=("_to_copy", "copy_"),
+    method=True,
+    op=("_to_copy", "copy_"),
     doc="to(ember.complex64).",
 )
 declare(
     "Tensor.cdouble",
     "Tensor (Tensor input, *, Object memory_format=None) => ToCdouble",
-    method=True, op=("_to_copy", "copy_"),
+    method=True,
+    op=("_to_copy", "copy_"),
     doc="to(ember.complex128).",
 )
+
+
 def _dtype_method(name: str, dtype: _dt.DType):
     def method(input, memory_format=None):
         fmt = _memory_format(memory_format, name)
@@ -349,14 +394,18 @@ for _name, _dtype in DTYPE_METHODS.items():
 declare(
     "Tensor.cpu",
     "Tensor (Tensor input, *, Object memory_format=None) => Cpu",
-    method=True, op=("_to_copy", "copy_"),
+    method=True,
+    op=("_to_copy", "copy_"),
     doc="This tensor in CPU memory (self when it is there already).",
 )
+
+
 @functor("Cpu")
 def cpu(input, memory_format=None):
+    fmt = _memory_format(memory_format, "cpu")
     if input._storage._device is CPU:
         return input
-    return convert(input, input._dtype, CPU, "cpu", _memory_format(memory_format, "cpu"))
+    return convert(input, input._dtype, CPU, "cpu", fmt)
 
 
 # --- copies ----------------------------------------------------------------------------------
@@ -365,7 +414,8 @@ def cpu(input, memory_format=None):
 declare(
     "clone",
     "Tensor (Tensor input, *, Object memory_format=None) => Clone",
-    method=True, op=("_to_copy", "copy_"),
+    method=True,
+    op=("_to_copy", "copy_"),
     doc="""
     A copy in new memory; a dense layout such as a transpose keeps its strides (memory_format='contiguous_format' makes it contiguous).
 
@@ -373,6 +423,8 @@ declare(
     (1, 3)
     """,
 )
+
+
 @functor("Clone")
 def clone(input, memory_format=None):
     return convert(input, input._dtype, input._storage._device, "clone", _memory_format(memory_format, "clone"))
@@ -381,7 +433,8 @@ def clone(input, memory_format=None):
 declare(
     "Tensor.contiguous",
     "Tensor (Tensor input, *, Object memory_format=None) => Contiguous",
-    method=True, op="_to_copy",
+    method=True,
+    op="_to_copy",
     doc="""
     This tensor when it is contiguous, else a contiguous copy.
 
@@ -389,6 +442,8 @@ declare(
     (2, 1)
     """,
 )
+
+
 @functor("Contiguous")
 def contiguous(input, memory_format=None):
     if memory_format is not None and _memory_format(memory_format, "contiguous") == "preserve":
@@ -401,9 +456,12 @@ def contiguous(input, memory_format=None):
 declare(
     "detach",
     "Tensor (Tensor input) => Detach",
-    method=True, differentiable=False,
+    method=True,
+    differentiable=False,
     doc="A tensor sharing this one's memory, outside autograd.",
 )
+
+
 @functor("Detach")
 def detach(input):
     return dispatch(DETACH, (input,))[0]
@@ -412,7 +470,8 @@ def detach(input):
 declare(
     "Tensor.copy_",
     "Tensor (Tensor input, Object src, Bool non_blocking=False) => Copy_",
-    method=True, op="copy_",
+    method=True,
+    op="copy_",
     doc="""
     Copy src into this tensor in place, broadcasting and casting (refused for read-only tensors and expanded views).
 
@@ -420,6 +479,8 @@ declare(
     [[1.0, 2.0], [1.0, 2.0]]
     """,
 )
+
+
 @functor("Copy_")
 def copy_(input, src, non_blocking=False):
     """Broadcast ``src`` into ``input`` in place, casting to its dtype."""
@@ -442,7 +503,8 @@ def copy_(input, src, non_blocking=False):
 declare(
     "fill_",
     "Tensor (Tensor input, Object value) => Fill_",
-    method=True, op="fill",
+    method=True,
+    op="fill",
     doc="""
     Write value (a number or a 0-d tensor) into every element, in place.
 
@@ -450,12 +512,16 @@ declare(
     [2, 2]
     """,
 )
+
+
 @functor("Fill_")
 def fill_(input, value):
     return fill_into(input, value, "fill_")
 
 
 declare("zero_", "Tensor (Tensor input) => Zero_", method=True, op="fill", doc="Write zeros into every element, in place.")
+
+
 @functor("Zero_")
 def zero_(input):
     return fill_into(input, b"" if input._dtype is _dt.string else 0, "zero_")

@@ -18,8 +18,11 @@ def _norm_input(x: np.ndarray, attrs: dict) -> np.ndarray:
 def vector_norm(outs, ins, attrs):
     x = _norm_input(ins[0], attrs)
     p, dims, keep = attrs["ord"], attrs["dims"], attrs["keepdim"]
+    reduced = x.size if dims is None else int(np.prod([x.shape[d] for d in dims]))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        if p == 2.0 and x.dtype.kind != "c":
+        if reduced == 1 and p != 0.0:  # one element: its magnitude, exactly (squaring 1e30 would overflow)
+            r = np.sum(np.abs(x), axis=dims, keepdims=keep)
+        elif p == 2.0 and x.dtype.kind != "c":
             r = np.sqrt(np.sum(np.square(x), axis=dims, keepdims=keep))
         else:
             a = np.asarray(np.abs(x))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...._core.dtype import from_numpy_dtype, promote_types
 from ....dispatch.opexpr import register_kernel
 from ..common import compute_dtype, store
 
@@ -37,7 +38,8 @@ def _pointwise_loss(name: str, fn):
     def kernel(outs, ins, attrs):
         out = outs[0]
         # integers (l1_loss): the difference wraps in the promoted dtype, as PyTorch's, before an int64 sum
-        promoted = np.result_type(ins[0].dtype, ins[1].dtype)
+        # ember's promotion, not NumPy's: NumPy has no common type for bfloat16 and an integer
+        promoted = promote_types(from_numpy_dtype(ins[0].dtype), from_numpy_dtype(ins[1].dtype)).numpy_dtype
         ct = compute_dtype(out.dtype) if out.dtype.kind == "f" and promoted.kind != "c" else promoted
         a, b = ins[0].astype(ct, copy=False), ins[1].astype(ct, copy=False)
         with np.errstate(invalid="ignore", over="ignore"):

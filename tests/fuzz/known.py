@@ -1,0 +1,56 @@
+"""Where the fuzzer's comparison with torch does not apply, each with its reason.
+
+Four kinds of entry belong here: values that are random or unspecified (compared by shape and
+dtype only), ember's documented extensions (keywords torch's namesake lacks), the leniencies
+``docs/bad-input.md`` lists (ember answers, unambiguously, a call torch refuses on a technicality
+of spelling), and torch namesakes that take a different call. A finding is never silenced
+here: it is fixed, or it is one of these, documented.
+"""
+
+import re
+
+# values drawn from a generator, left uninitialized, or unspecified for the drawn input
+RANDOM_VALUES = {
+    "empty": "uninitialized", "empty_like": "uninitialized", "empty_strided": "uninitialized",
+    "Tensor.new_empty": "uninitialized", "dropout": "random mask", "alpha_dropout": "random mask",
+    "feature_alpha_dropout": "random mask", "dropout1d": "random mask", "dropout2d": "random mask",
+    "dropout3d": "random mask", "rrelu": "random slopes in training", "gumbel_softmax": "random noise",
+    "searchsorted": "the drawn sequence is not sorted: the result is unspecified",
+    "bucketize": "the drawn boundaries are not sorted: the result is unspecified",
+    "argsort": "the order of equal elements is unspecified unless stable=True",
+    "unique": "unsorted unique's order is unspecified",
+}  # fmt: skip
+# entries whose index results are unspecified among equal values: their values are compared
+TIED_INDICES = {"topk", "sort", "kthvalue", "mode", "median", "nanmedian", "msort"}
+
+# keywords ember accepts that torch's namesake lacks (docs/bad-input.md, "Extensions")
+EXTENSION_KEYWORDS = {
+    "placement": "global tensors: a factory makes a global tensor on a placement",
+    "sbp": "global tensors: the layout of a factory's global tensor",
+    "generator": "dropout takes a generator, as every other random op does",
+    "inplace": "ember.relu is F.relu (one function), so it takes inplace=",
+    "axis": "the array API's spelling of dim, accepted everywhere",
+    "keepdims": "the array API's spelling of keepdim, accepted everywhere",
+}
+
+# torch refusals on spelling alone, where ember's answer is the one the caller meant:
+# (entry, or None for every entry; what torch says; why ember answers)
+LENIENT = [
+    (None, r"must be tuple of ints, not int", "one int for a size list: the list of that one int"),
+    (None, r"argument 'dtype' must be torch.dtype, not (str|type)", "a dtype by name or by NumPy type"),
+    (None, r"argument 'memory_format' must be torch.memory_format, not NoneType", "memory_format=None: the default"),
+    (None, r"argument 'other' \(position 2\) must be Tensor, not (int|float|bool|complex)", "a Python number beside a tensor"),
+    ("Tensor.uniform_", r"unexpected keyword argument '(low|high)'", "torch spells them from/to, Python keywords"),
+    ("prod", r"argument 'dim' \(position 2\) must be int, not tuple|got \(Tensor, tuple", "prod over several dims, as sum"),
+    ("prod", r"missing 1 required positional arguments: \"dim\"", "prod(x, keepdim=True): every dim reduced and kept, as sum"),
+    ("normal", r"got \(float, float, int\)", "normal(mean, std, n): one int for the size"),
+    (None, r"invalid combination of arguments - got \(Tensor, keepdim=bool", "keepdim without dim: every dim reduced and kept"),
+    ("arange", r"got \((int|float|bool), .*step=", "arange(end, step=s) counts from 0"),
+    ("argsort", r"takes from 2 to 1 positional arguments", "torch's argsort(x, dim, stable=...) refuses its own signature"),
+]
+LENIENT = [(entry, re.compile(pattern), why) for entry, pattern, why in LENIENT]
+# in a call of plausible arguments, None for an argument ember declares optional means its default
+NONE_MEANS_DEFAULT = re.compile(r"NoneType")
+
+# torch callables for entries whose torch namesake is not found by name
+TORCH_NAMES = {"unfold": "Tensor.unfold", "index": None}
