@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 DEMO_STAMP := $(VENV)/.installed-demo
 
-.PHONY: demo tour test bench lint interop clean
+.PHONY: demo tour test fuzz bench lint interop clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { echo "ember needs Python >= 3.10"; exit 1; }
@@ -31,6 +31,12 @@ tour: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -q
+
+# The fuzzing suite with a larger budget than `make test` gives it (EXAMPLES calls per op, fresh draws
+# each run); FUZZ_LOG=path collects every finding instead of stopping at the first of each op.
+EXAMPLES ?= 200
+fuzz: $(STAMP)
+	EMBER_FUZZ_EXAMPLES=$(EXAMPLES) $(if $(FUZZ_LOG),EMBER_FUZZ_COLLECT=$(FUZZ_LOG)) $(PY) -m pytest -q tests/fuzz
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py
