@@ -19,6 +19,9 @@ RANDOM_VALUES = {
     "bucketize": "the drawn boundaries are not sorted: the result is unspecified",
     "argsort": "the order of equal elements is unspecified unless stable=True",
     "unique": "unsorted unique's order is unspecified",
+    "linalg.eigh": "eigenvectors' signs are unspecified", "linalg.svd": "singular vectors' signs are unspecified",
+    "svd": "singular vectors' signs are unspecified", "linalg.qr": "Q's and R's signs are unspecified",
+    "qr": "Q's and R's signs are unspecified", "linalg.eig": "eigenvectors' phases are unspecified",
 }  # fmt: skip
 # entries whose index results are unspecified among equal values: their values are compared
 TIED_INDICES = {"topk", "sort", "kthvalue", "mode", "median", "nanmedian", "msort"}

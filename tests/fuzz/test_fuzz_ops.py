@@ -30,6 +30,7 @@ ENTRIES = load_schema()
 EXAMPLES = int(os.environ.get("EMBER_FUZZ_EXAMPLES", "12"))
 COLLECT = os.environ.get("EMBER_FUZZ_COLLECT")
 STATS: dict[str, int] = {}
+REFUSED: list[str] = []  # the last call's refusal where torch answers, for EMBER_FUZZ_COLLECT
 MODES = ("plausible", "plausible", "plausible", "bad argument", "bad argument", "missing", "extra positional", "unknown keyword")
 
 
@@ -129,6 +130,7 @@ def judge_call(entry, args, kwargs, arrays, note) -> str | None:
             return f"unclear refusal: {why}"
         if expected and expected[0] == "ok":
             _count("ember refused, torch answered")
+            REFUSED.append(f"{type(outcome).__name__}: {str(outcome)[:300]}")  # missing features, reported, not failed
         return None
     _count("ember answered")
     if expected is None:
@@ -177,7 +179,11 @@ def _malformed(result) -> str | None:
 def test_op_refuses_clearly_or_answers_as_torch(entry, data):
     args, kwargs, arrays, note = draw_call(data, entry)
     call = f"{entry.name}{_render(args, kwargs)}  [{note}]"
+    REFUSED.clear()
     finding = judge_call(entry, args, kwargs, arrays, note)
+    if COLLECT and REFUSED:
+        with open(COLLECT, "a") as f:
+            f.write(json.dumps({"entry": entry.name, "call": call, "refused": REFUSED[0]}) + "\n")
     if finding is None:
         return
     if COLLECT:

@@ -80,7 +80,8 @@ def random_values(
         return out.reshape(shape)
     values = rng.normal(0, 2, size=n)
     if special and n:
-        picks = np.array([np.nan, np.inf, -np.inf, -0.0, 1e30, -1e30, 1e-30, 0.0])
+        # no huge finite values: where they overflow an intermediate, libraries differ by precision, not by care
+        picks = np.array([np.nan, np.inf, -np.inf, -0.0, 1e-30, 0.0])
         values[rng.integers(0, n, size=max(1, n // 3))] = rng.choice(picks, size=max(1, n // 3))
     if kind == "c":
         values = values + 1j * rng.normal(0, 2, size=n)

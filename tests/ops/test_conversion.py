@@ -85,7 +85,9 @@ def test_dtype_methods(method, dtype):
 
 
 def test_dtype_names_are_still_dtypes_and_python_conversions_still_work():
-    assert ember.float is ember.float32 and ember.int is ember.int32 and ember.bool.name == "bool" and ember.double is ember.float64
+    assert (
+        ember.float is ember.float32 and ember.int is ember.int32 and ember.bool.name == "bool" and ember.double is ember.float64
+    )
     t = ember.tensor([2.9])
     assert int(t) == 2 and float(t) == pytest.approx(2.9) and t.int().tolist() == [2]
 
@@ -153,7 +155,10 @@ def test_astype_copy_rules():
 
 def test_type():
     assert ember.tensor([1, 2]).type() == "ember.LongTensor"
-    assert ember.tensor([1.0]).type() == "ember.FloatTensor" and ember.zeros(1, dtype=ember.bfloat16).type() == "ember.BFloat16Tensor"
+    assert (
+        ember.tensor([1.0]).type() == "ember.FloatTensor"
+        and ember.zeros(1, dtype=ember.bfloat16).type() == "ember.BFloat16Tensor"
+    )
     assert ember.zeros(1, device="meta").type() == "ember.meta.FloatTensor"
     t = ember.tensor([1, 2])
     assert t.type(ember.float64).dtype is ember.float64 and t.type("ember.DoubleTensor").dtype is ember.float64
@@ -292,3 +297,22 @@ def test_clone_contiguous_detach():
     assert ember.detach(t[1])._base is t
     m = ember.empty(2, 3, device="meta").t()
     assert m.clone().is_meta and m.clone().stride() == (1, 3) and m.contiguous().stride() == (2, 1)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [(2, "tensor"), (ember.float32, "cpu"), (ember.float32, True, True, True), (1.5,), ("cpu", ember.float32, "x")],
+    ids=["device then tensor", "dtype then device", "three flags", "a float", "a str flag"],
+)
+def test_to_refuses_what_none_of_torchs_spellings_means(args):
+    t = ember.ones(2)
+    args = tuple(ember.ones(1) if a == "tensor" else a for a in args)
+    with pytest.raises(TypeError, match=r"to\(\)"):
+        t.to(*args)
+
+
+def test_cpu_checks_its_memory_format_even_when_nothing_moves():
+    t = ember.ones(2)
+    assert t.cpu() is t and t.cpu(memory_format="contiguous_format") is t
+    with pytest.raises(TypeError, match="memory_format"):
+        t.cpu(memory_format=())

@@ -46,14 +46,14 @@ def _pointwise_infer(attrs, x, target, *weight):
 
 def _pointwise_loss(name, input, target, reduction, weight, weight_mean="weight_sum", **extra):
     dtype = _dt.promote_types(input._dtype, target._dtype)
+    if name == "l1_loss" and _dt.bool_ in (input._dtype, target._dtype):  # torch's l1 subtracts first, whatever the other dtype
+        raise RuntimeError(
+            "l1_loss(): Subtraction, the `-` operator, with a bool tensor is not supported. "
+            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
     if not dtype.is_floating_point and not (dtype.is_complex and name == "l1_loss"):
         if name != "l1_loss" or not _is_int(dtype) or weight is not None:
             raise _not_implemented(name, dtype)
-        if input._dtype is _dt.bool_ or target._dtype is _dt.bool_:
-            raise RuntimeError(
-                "Subtraction, the `-` operator, with a bool tensor is not supported. "
-                "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
-            )
         if reduction == "mean":
             raise RuntimeError(
                 f"mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {dtype.name}"

@@ -162,3 +162,13 @@ def test_gradients_match_torch():
     a = GRAD_RNG.standard_normal((2, 4, 3))
     for order in ("fro", "nuc", 2, -2, 1, -1, float("inf"), float("-inf")):
         grads_match_torch(lambda x, o=order: LA.matrix_norm(x, o), lambda x, o=order: torch.linalg.matrix_norm(x, o), [a])
+
+
+@pytest.mark.parametrize("p", [2, 1, 3, float("inf"), -1, -float("inf")])
+@pytest.mark.parametrize("shape", [(), (1,), (1, 1)])
+def test_the_norm_of_one_element_is_its_magnitude(p, shape):
+    # squaring 1e30 in float32 overflows; one element's norm needs no square (torch gives 1e30 too)
+    x = ember.full(shape, -1e30)
+    assert ember.linalg.vector_norm(x, p).item() == pytest.approx(1e30, rel=1e-6)
+    assert ember.linalg.vector_norm(ember.tensor([-3.0 + 4.0j]), p).item() == pytest.approx(5.0)
+    assert ember.linalg.vector_norm(ember.tensor([0.0]), 0).item() == 0.0
