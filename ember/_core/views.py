@@ -20,6 +20,7 @@ import warnings
 from . import dtype as _dt
 from .shape import (
     broadcast_shapes,
+    check_numel,
     compute_view_stride,
     infer_size,
     normalize_size_args,
@@ -327,6 +328,7 @@ def expand(self, *sizes):
                 f"expand(): The expanded size of the tensor ({size}) must match the existing size ({old}) at non-singleton "
                 f"dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: {list(self._shape)}"
             )
+    check_numel(shape, "expand")
     return self._view(shape, stride, self._offset)
 
 
@@ -338,6 +340,7 @@ def broadcast_to(self, shape):
     shape = normalize_size_args((shape,), "broadcast_to", "shape")
     target = tuple(self._shape[i - (len(shape) - len(self._shape))] if s == -1 else s for i, s in enumerate(shape))
     broadcast_shapes(self._shape, target, op="broadcast_to")
+    check_numel(target, "broadcast_to")
     return expand(self, shape)
 
 

@@ -14,6 +14,7 @@ import linecache
 from dataclasses import dataclass, field, replace
 
 from .._core.dtype import DType
+from .._core.shape import all_int64
 from .._core.tensor import Tensor
 from . import args as _args
 from .schema import OpEntry, Param, SchemaError, Signature, Type
@@ -47,7 +48,7 @@ OPERATOR_KINDS = {
 # Inline fast tests per type; the converter in args.py runs only when the test fails.
 _FAST_TEST = {
     "Tensor": "isinstance({n}, _e_Tensor)",
-    "Int": "type({n}) is int",
+    "Int": "type({n}) is int and -0x8000000000000000 <= {n} <= 0x7FFFFFFFFFFFFFFF",  # an int64
     "Bool": "type({n}) is bool",
     "Float": "type({n}) is float",
     "Scalar": "type({n}) in _e_SCALARS",
@@ -120,8 +121,9 @@ def _convert(p: Param, position: int | None, fn: str) -> list[str]:
     call = f"{n} = {converter}({n}, {fn!r}, {n!r}, {pos}{size})"
     if t.base == "IntList":
         # a tuple of plain ints (of the right length) passes as it is; all else is converted
-        test = f"type({n}) is tuple and _e_all_ints({n})" + (f" and len({n}) == {t.size}" if t.size else "")
-        lines = [f"if type({n}) is int: {n} = ({n},) * {t.size or 1}", f"elif not ({test}): {call}"]
+        test = f"type({n}) is tuple and _e_all_int64({n})" + (f" and len({n}) == {t.size}" if t.size else "")
+        one_int = f"type({n}) is int and -0x8000000000000000 <= {n} <= 0x7FFFFFFFFFFFFFFF"
+        lines = [f"if {one_int}: {n} = ({n},) * {t.size or 1}", f"elif not ({test}): {call}"]
         if t.optional:
             return [f"if {n} is not None:", *("    " + line for line in lines)]
         return lines
@@ -131,7 +133,7 @@ def _convert(p: Param, position: int | None, fn: str) -> list[str]:
     if fast and fast.startswith("type({n}) in"):
         cond = fast.format(n=n).replace(" in ", " not in ", 1)
     else:
-        cond = f"not {fast.format(n=n)}" if fast else "True"
+        cond = f"not ({fast.format(n=n)})" if fast else "True"
     if t.optional:
         cond = f"{n} is not None and {cond}" if fast else f"{n} is not None"
     return [f"if {cond}: {call}"]
@@ -149,10 +151,6 @@ def _default_literal(text: str | object | None) -> str:
 def _literal(text: str) -> str:
     value = Param(Type("Object"), "x", text).default
     return repr(value)
-
-
-def _all_ints(values: tuple) -> bool:
-    return all(type(v) is int for v in values)
 
 
 def _checked_by_guard(p: Param) -> bool:
@@ -242,6 +240,10 @@ def _function_source(entry: OpEntry, index_base: int) -> tuple[str, list[Signatu
             lines.append(f"    if len({n}) == 1 and not isinstance({n}[0], _e_Tensor): {n} = {n}[0]  # one sequence, or varargs")
         else:
             lines.append(f"    if len({n}) == 1 and type({n}[0]) is not int: {n} = {n}[0]  # one sequence, or varargs")
+            # zero varargs is the size left out, not an empty size (that is ``ones(())``)
+            missing = f'{entry.name}() missing 1 required positional arguments: "{n}"'
+            spelled = "axis" in names and n == "dims"  # flip(x, axis=0): the array API's spelling gives it
+            lines.append(f"    elif not {n}{' and axis is None' if spelled else ''}: raise TypeError({missing!r})")
     guarded = len(sigs) > 1
     for i, sig in enumerate(sigs):
         lines.extend("    " + line for line in _branch(entry, sig, index_base + i, union, guarded))
@@ -349,7 +351,7 @@ def build(entries: tuple[OpEntry, ...], functors: dict) -> Generated:
         "_e_scalar_tensor_like": _args.scalar_tensor_like,
         "_e_no_overload": no_overload,
         "_e_MISSING": _MISSING,
-        "_e_all_ints": _all_ints,
+        "_e_all_int64": all_int64,
         "__name__": "ember.ops.functional",
     }
     chunks: list[str] = []

@@ -378,7 +378,7 @@ def test_view_succeeds_exactly_when_torch_does(arrays, data):
         with pytest.raises(RuntimeError, match=r"\.reshape"):
             t.view(shape)
         return
-    assert_torch_layout(t.view(*shape), expected)
+    assert_torch_layout(t.view(*shape) if shape else t.view(shape), expected)  # t.view() is the size left out
 
 
 @given(arrays=strided_arrays(min_dims=1), data=st.data())
@@ -763,7 +763,7 @@ def test_zero_dim_tensors_take_dims_minus_one_and_zero():
     assert s.unsqueeze(-1).shape == (1,)
     assert s.squeeze(0).shape == ()
     assert s.transpose(0, -1).shape == ()
-    assert s.permute().shape == ()
+    assert s.permute(()).shape == ()
     assert s.flatten().shape == (1,)
     with pytest.raises(IndexError, match=r"range of \[-1, 0\], but got 1"):
         s.squeeze(1)

@@ -24,8 +24,6 @@ __all__: list[str] = []
 def _flip_dims(dims, axis, ndim: int, op: str) -> tuple:
     if axis is not None:
         dims = axis
-    if dims is None or len(dims) == 0:
-        return tuple(range(ndim))
     wrapped = tuple(wrap_dim(d, ndim, op, "dims") for d in dims)
     if len(set(wrapped)) != len(wrapped):
         raise RuntimeError(
@@ -39,12 +37,13 @@ declare(
     "Tensor (Tensor input, IntList dims, *, IntList? axis=None) => Flip",
     method=True,
     doc="""
-    A copy with the order of elements reversed along dims (every dim when none is given, as the
-    array API's flip(x, axis=None)).
+    A copy with the order of elements reversed along dims (required, as in PyTorch: ``flip(x, ())``
+    reverses nothing; the array API's ``ember.array_api.flip(x)`` reverses every dim). ``axis=``
+    is the array API's spelling of dims.
 
     >>> ember.tensor([[1, 2], [3, 4]]).flip(0).tolist()
     [[3, 4], [1, 2]]
-    >>> ember.flip(ember.tensor([[1, 2], [3, 4]])).tolist()
+    >>> ember.flip(ember.tensor([[1, 2], [3, 4]]), axis=(0, 1)).tolist()
     [[4, 3], [2, 1]]
     """,
 )
