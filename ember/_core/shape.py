@@ -176,6 +176,8 @@ def check_numel(shape: Sequence[int], op: str) -> None:
 def infer_size(shape: Sequence[int], total: int, op: str = "view") -> tuple[int, ...]:
     """Resolve a single -1 in ``shape`` so that it holds ``total`` elements."""
     if -1 not in shape and numel(shape) == total and min(shape, default=0) >= 0:
+        if total == 0:  # a zero size hides the others' product, which strides still count
+            _check_strides_countable(shape, op)
         return tuple(shape)
     infer_at = None
     known = 1
@@ -190,6 +192,7 @@ def infer_size(shape: Sequence[int], total: int, op: str = "view") -> tuple[int,
             known *= s
     if infer_at is None:
         if known == total:
+            _check_strides_countable(shape, op)
             return tuple(shape)
     elif known != 0 and total % known == 0:
         out = list(shape)
@@ -198,6 +201,15 @@ def infer_size(shape: Sequence[int], total: int, op: str = "view") -> tuple[int,
     elif known == 0 and total == 0:
         raise RuntimeError(f"{op}(): cannot reshape tensor of 0 elements into shape {list(shape)} because the unspecified dimension size -1 can be any value and is ambiguous")
     raise RuntimeError(f"{op}(): shape '{list(shape)}' is invalid for input of size {total}")
+
+
+def _check_strides_countable(shape: Sequence[int], op: str) -> None:
+    n = 1
+    for s in shape:
+        if s > 1:
+            n *= s
+    if n > INT64_MAX:
+        raise RuntimeError(f"{_prefix(op)}numel: integer multiplication overflow, sizes={list(shape)}")
 
 
 def compute_view_stride(old_shape: Sequence[int], old_stride: Sequence[int], new_shape: Sequence[int]) -> tuple[int, ...] | None:

@@ -211,10 +211,26 @@ def vararg_param(sigs: list[Signature]) -> Param | None:
     return last
 
 
+def _awaited_by_spelling(union: list[tuple[Param, object]], spelled: set[str], varargs: Param | None) -> list[str]:
+    """Required parameters that a keyword spelling may give instead (``cumsum(x, axis=0)``):
+    they default to the sentinel, and the function says they are missing when neither came.
+    Only where every positional parameter after one may be left out, as Python demands."""
+    awaited = []
+    for i, (p, default) in enumerate(union):
+        if p.name not in spelled or default is not None or p is varargs or p.kw_only:
+            continue
+        if all(q.kw_only or d is not None for q, d in union[i + 1 :]):
+            awaited.append(p.name)
+    return awaited
+
+
 def _function_source(entry: OpEntry, index_base: int) -> tuple[str, list[Signature]]:
     sigs = [(_with_out(s) if entry.out else s) for s in entry.signatures]
     union = _union_params(entry, sigs)
     varargs = vararg_param(sigs)
+    names = {p.name for p, _ in union}
+    spellings = [(alias, name) for alias, name in KEYWORD_SPELLINGS.items() if name in names and alias not in names]
+    awaited = _awaited_by_spelling(union, {name for _, name in spellings}, varargs)
     params, star = [], False
     for p, default in union:
         if p is varargs:
@@ -224,9 +240,10 @@ def _function_source(entry: OpEntry, index_base: int) -> tuple[str, list[Signatu
         if p.kw_only and not star:
             params.append("*")
             star = True
+        if p.name in awaited:
+            params.append(f"{p.name}=_e_MISSING")
+            continue
         params.append(p.name if default is None else f"{p.name}={_default_literal(default)}")
-    names = {p.name for p, _ in union}
-    spellings = [(alias, name) for alias, name in KEYWORD_SPELLINGS.items() if name in names and alias not in names]
     if spellings and not star:
         params.append("*")
     params.extend(f"{alias}=_e_MISSING" for alias, _ in spellings)
@@ -234,6 +251,9 @@ def _function_source(entry: OpEntry, index_base: int) -> tuple[str, list[Signatu
     lines.append(f"    {_docstring(entry)}")
     for alias, name in spellings:
         lines.append(f"    if {alias} is not _e_MISSING: {name} = {alias}  # the array API's spelling")
+    for name in awaited:
+        missing = f'{entry.name}() missing 1 required positional arguments: "{name}"'
+        lines.append(f"    if {name} is _e_MISSING: raise TypeError({missing!r})")
     if varargs is not None:
         n = varargs.name
         if varargs.type.base == "TensorList":

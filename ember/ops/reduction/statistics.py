@@ -113,7 +113,7 @@ LOGSUMEXP = reduction_op("logsumexp", NUMERIC, _float_result).tag(sbp=sbp_rules.
 
 declare(
     "logsumexp",
-    "Tensor (Tensor input, IntList? dim=None, Bool keepdim=False) => Logsumexp",
+    "Tensor (Tensor input, IntList dim, Bool keepdim=False) => Logsumexp",  # dim required, as in PyTorch
     method=True, out=True,
     doc="""
     log(sum(exp(input))) over ``dim``, computed stably (shifted by the maximum).
