@@ -206,6 +206,21 @@ def reset_peak_memory_stats(device: Device | str | None = None) -> None:
 # ---------------------------------------------------------------------------------------
 # raw blocks
 
+# What the system says when it refuses memory: NumPy's MemoryError, mmap's and ftruncate's
+# OSError (ENOMEM, ENOSPC), and OverflowError for a length no C size_t holds.
+OUT_OF_MEMORY = (MemoryError, OSError, OverflowError)
+
+
+def allocation_failed(allocator: object, nbytes: int, exc: BaseException) -> RuntimeError:
+    """The one error for memory the system refused, naming the allocator, the bytes and the
+    device, in PyTorch's words (``DefaultCPUAllocator: can't allocate memory: ...``); every
+    allocation site raises it ``from`` the system's own error."""
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else (str(exc) or type(exc).__name__)
+    device = getattr(allocator, "device", CPU)
+    return RuntimeError(
+        f"{type(allocator).__name__}: can't allocate memory: you tried to allocate {nbytes} bytes on device '{device}' ({reason})"
+    )
+
 
 def _fresh_block(nbytes: int) -> tuple[np.ndarray, int]:
     """A new, 64-byte aligned flat uint8 array of nbytes and its address.
@@ -269,7 +284,10 @@ class CPUAllocator(Allocator):
         if nbytes == 0:
             return EMPTY_DATAPTR  # zero-byte tensors allocate nothing
         self._check_nbytes(nbytes)
-        buffer, address = _fresh_block(nbytes)
+        try:
+            buffer, address = _fresh_block(nbytes)
+        except OUT_OF_MEMORY as exc:
+            raise allocation_failed(self, nbytes, exc) from exc
         owner = buffer.base  # the array (or memoryview) that owns the bytes
         _track(owner, self, None, nbytes)
         self._stats.on_alloc(nbytes)
@@ -281,7 +299,10 @@ class CPUAllocator(Allocator):
         # Outputs below 32 MiB come straight from NumPy, typed: computing a 64-byte aligned
         # address costs more than an op on a few hundred elements, and malloc hands a freed
         # block of the same size back already touched (a fresh mapping faults on every call).
-        array = np.empty(shape, np_dtype)
+        try:
+            array = np.empty(shape, np_dtype)
+        except OUT_OF_MEMORY as exc:
+            raise allocation_failed(self, nbytes, exc) from exc
         stats = self._stats  # on_alloc, inlined: every op's output comes here
         stats.allocated += nbytes
         stats.num_allocs += 1
@@ -340,7 +361,10 @@ class CachingAllocator(Allocator):
                 block, address = bucket.pop()
                 self._stats.cached -= size
             else:
-                block, address = _fresh_block(size)
+                try:
+                    block, address = _fresh_block(size)
+                except OUT_OF_MEMORY as exc:
+                    raise allocation_failed(self, size, exc) from exc
         buffer = np.frombuffer(memoryview(block), _U8, count=nbytes)
         lease = buffer.base  # NumPy's own memoryview: every view of buffer leads to it
         _track(lease, self, (block, address), nbytes)

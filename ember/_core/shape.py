@@ -15,8 +15,12 @@ import operator
 from collections.abc import Iterable, Sequence
 
 __all__ = [
+    "INT64_MAX",
+    "INT64_MIN",
     "Size",
+    "all_int64",
     "broadcast_shapes",
+    "check_numel",
     "check_size",
     "compute_view_stride",
     "contiguous_strides",
@@ -27,6 +31,9 @@ __all__ = [
     "numel",
     "wrap_dim",
 ]
+
+
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1  # PyTorch's sizes, strides and counts are int64
 
 
 class Size(tuple):
@@ -114,28 +121,63 @@ def normalize_size_args(size: tuple, op: str, arg: str = "size") -> tuple[int, .
     """Accept ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` and ``f(Size)``, as PyTorch does."""
     if len(size) == 1 and type(size[0]) in (tuple, Size):
         size = size[0]
-    if all(type(s) is int for s in size):  # the common case, without the checks below
+    if all_int64(size):  # the common case, without the checks below
         return tuple(size)
     if len(size) == 1 and not _is_int_like(size[0]):
         size = size[0]
         if not isinstance(size, (tuple, list)):
             raise TypeError(f"{op}(): argument '{arg}' must be a tuple of ints, not {type(size).__name__}")
     try:  # int subclasses stay themselves: graph mode's unknown sizes carry their formula
-        return tuple(s if isinstance(s, int) and not isinstance(s, bool) else operator.index(s) for s in size)
+        out = tuple(s if isinstance(s, int) and not isinstance(s, bool) else operator.index(s) for s in size)
     except TypeError:
         bad = next(s for s in size if not _is_int_like(s))
         raise TypeError(f"{op}(): argument '{arg}' must be a tuple of ints, but found element of type {type(bad).__name__}") from None
+    for i, s in enumerate(out):
+        if not INT64_MIN <= s <= INT64_MAX:
+            overflow = '"Overflow when unpacking long long"'
+            raise TypeError(f"{op}(): argument '{arg}' failed to unpack the object at pos {i + 1} with error {overflow}: {s} does not fit in int64")
+    return out
 
 
-def check_size(shape: Sequence[int], op: str) -> None:
+def all_int64(values: Iterable) -> bool:
+    """Every value a plain ``int`` that fits in int64: the fast test of a size argument (a loop:
+    cheaper than ``all()`` over a generator for the few values a shape has)."""
+    for v in values:  # noqa: SIM110 (the loop costs about half of all() over a generator)
+        if type(v) is not int or not INT64_MIN <= v <= INT64_MAX:
+            return False
+    return True
+
+
+def check_size(shape: Sequence[int], op: str, itemsize: int = 1) -> None:
+    """Refuse a shape that no new tensor can have, in PyTorch's words: a negative size, or more
+    bytes than int64 (and so the address space) can count. Every factory calls it.
+
+    >>> check_size((3, 1 << 61), "empty", 4)
+    Traceback (most recent call last):
+    RuntimeError: empty(): Storage size calculation overflowed with sizes=[3, 2305843009213693952]
+    """
+    n = 1
     for s in shape:
         if s < 0:
-            raise RuntimeError(f"{op}(): Trying to create tensor with negative dimension {s}: {list(shape)}")
+            raise RuntimeError(f"{_prefix(op)}Trying to create tensor with negative dimension {s}: {list(shape)}")
+        if s > 1:  # a zero size does not save the product: the strides still count the others
+            n *= s
+    if n * itemsize > INT64_MAX:
+        raise RuntimeError(f"{_prefix(op)}Storage size calculation overflowed with sizes={list(shape)}")
+
+
+def check_numel(shape: Sequence[int], op: str) -> None:
+    """Refuse a view whose element count does not fit in int64 (``expand``, ``broadcast_to``):
+    no memory is needed, but ``numel()`` and every loop over it must stay countable."""
+    if numel(shape) > INT64_MAX:
+        raise RuntimeError(f"{_prefix(op)}numel: integer multiplication overflow, sizes={list(shape)}")
 
 
 def infer_size(shape: Sequence[int], total: int, op: str = "view") -> tuple[int, ...]:
     """Resolve a single -1 in ``shape`` so that it holds ``total`` elements."""
     if -1 not in shape and numel(shape) == total and min(shape, default=0) >= 0:
+        if total == 0:  # a zero size hides the others' product, which strides still count
+            _check_strides_countable(shape, op)
         return tuple(shape)
     infer_at = None
     known = 1
@@ -150,6 +192,7 @@ def infer_size(shape: Sequence[int], total: int, op: str = "view") -> tuple[int,
             known *= s
     if infer_at is None:
         if known == total:
+            _check_strides_countable(shape, op)
             return tuple(shape)
     elif known != 0 and total % known == 0:
         out = list(shape)
@@ -158,6 +201,15 @@ def infer_size(shape: Sequence[int], total: int, op: str = "view") -> tuple[int,
     elif known == 0 and total == 0:
         raise RuntimeError(f"{op}(): cannot reshape tensor of 0 elements into shape {list(shape)} because the unspecified dimension size -1 can be any value and is ambiguous")
     raise RuntimeError(f"{op}(): shape '{list(shape)}' is invalid for input of size {total}")
+
+
+def _check_strides_countable(shape: Sequence[int], op: str) -> None:
+    n = 1
+    for s in shape:
+        if s > 1:
+            n *= s
+    if n > INT64_MAX:
+        raise RuntimeError(f"{_prefix(op)}numel: integer multiplication overflow, sizes={list(shape)}")
 
 
 def compute_view_stride(old_shape: Sequence[int], old_stride: Sequence[int], new_shape: Sequence[int]) -> tuple[int, ...] | None:

@@ -318,7 +318,14 @@ class SharedMemoryAllocator(_alloc.Allocator):
         if nbytes == 0:
             return _alloc.DataPtr(0, _alloc._EMPTY_BUFFER, None, self)  # nothing to share, but it counts as shared
         strategy = self.strategy or _strategy
-        segment = create_fd_segment(nbytes) if strategy == "file_descriptor" else create_named_segment(nbytes)
+        try:
+            segment = create_fd_segment(nbytes) if strategy == "file_descriptor" else create_named_segment(nbytes)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOMEM, errno.ENOSPC, errno.EFBIG):
+                raise
+            raise _alloc.allocation_failed(self, nbytes, exc) from exc
+        except (MemoryError, OverflowError) as exc:
+            raise _alloc.allocation_failed(self, nbytes, exc) from exc
         _STATS.on_alloc(nbytes)
         return segment_dataptr(segment, self)
 

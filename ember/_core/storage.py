@@ -22,6 +22,7 @@ import numpy as np
 
 from . import allocator as _alloc, shared_memory as _shm
 from .device import CPU, Device, as_device
+from .shape import INT64_MAX
 
 __all__ = ["OBJECT_SLOT_BYTES", "Storage", "UntypedStorage", "shared_from_fd", "shared_from_name", "sync_point"]
 
@@ -67,6 +68,8 @@ class Storage:
             raise TypeError(f"Storage(): argument 'nbytes' must be int, not {type(nbytes).__name__}")
         if nbytes < 0:
             raise ValueError(f"Storage(): argument 'nbytes' must be non-negative, got {nbytes}")
+        if nbytes > INT64_MAX:
+            raise RuntimeError(f"Storage(): Storage size calculation overflowed: {nbytes} bytes do not fit in int64")
         self._nbytes = nbytes
         self._device = device if type(device) is Device else as_device(device, op="Storage")
         self._allocator = allocator
@@ -357,7 +360,10 @@ UntypedStorage = Storage
 
 def _allocate_objects(allocator: _alloc.Allocator | None, count: int) -> _alloc.DataPtr:
     """Allocate ``count`` object slots and run the element constructor (``b""``) on each."""
-    slots = np.empty(count, dtype=object)
+    try:
+        slots = np.empty(count, dtype=object)
+    except _alloc.OUT_OF_MEMORY as exc:
+        raise _alloc.allocation_failed(allocator, count * OBJECT_SLOT_BYTES, exc) from exc
     slots.fill(b"")
     address = slots.ctypes.data if count else 0
     return _alloc.DataPtr(address, slots, slots, allocator)

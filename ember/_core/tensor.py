@@ -23,6 +23,7 @@ from numpy.lib.stride_tricks import as_strided as _np_as_strided
 from . import dtype as _dt, printing, views
 from .device import Device, as_device
 from .shape import (
+    INT64_MAX,
     Size,
     check_size,
     contiguous_strides,
@@ -422,7 +423,7 @@ def _legacy_new(args: tuple, device) -> Tensor:
         storage = args[0]
         return make_tensor(storage, 0, (storage.nbytes() // dtype.itemsize,), (1,), dtype)
     if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
-        check_size(args, "Tensor")
+        check_size(args, "Tensor", dtype.itemsize)
         return empty_tensor(args, dtype, device)
     if len(args) == 1 and not isinstance(args[0], (str, bytes)):
         return tensor(args[0], dtype=dtype, device=device)
@@ -445,13 +446,18 @@ def make_tensor(storage: Storage, offset: int, shape, stride, dtype: _dt.DType) 
     return out
 
 
-def empty_tensor(shape, dtype: _dt.DType, device: Device | str | None = None, *, stride=None, lazy: bool = True) -> Tensor:
+def empty_tensor(
+    shape, dtype: _dt.DType, device: Device | str | None = None, *, stride=None, lazy: bool = True, op: str = "empty"
+) -> Tensor:
     """A new tensor with fresh (lazily allocated) memory; strides default to contiguous."""
     device = as_device(device)
     n = 1
     for s in shape:
         n *= s
-    storage = Storage(n * dtype.itemsize, device=device, lazy=lazy, holds_objects=dtype is _dt.string)
+    nbytes = n * dtype.itemsize
+    if not 0 <= nbytes <= INT64_MAX:  # a size no factory checked: refuse it in PyTorch's words
+        check_size(shape, op, dtype.itemsize)
+    storage = Storage(nbytes, device=device, lazy=lazy, holds_objects=dtype is _dt.string)
     return make_tensor(storage, 0, shape, contiguous_strides(shape) if stride is None else stride, dtype)
 
 

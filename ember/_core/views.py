@@ -20,6 +20,7 @@ import warnings
 from . import dtype as _dt
 from .shape import (
     broadcast_shapes,
+    check_numel,
     compute_view_stride,
     infer_size,
     normalize_size_args,
@@ -327,6 +328,7 @@ def expand(self, *sizes):
                 f"expand(): The expanded size of the tensor ({size}) must match the existing size ({old}) at non-singleton "
                 f"dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: {list(self._shape)}"
             )
+    check_numel(shape, "expand")
     return self._view(shape, stride, self._offset)
 
 
@@ -338,6 +340,7 @@ def broadcast_to(self, shape):
     shape = normalize_size_args((shape,), "broadcast_to", "shape")
     target = tuple(self._shape[i - (len(shape) - len(self._shape))] if s == -1 else s for i, s in enumerate(shape))
     broadcast_shapes(self._shape, target, op="broadcast_to")
+    check_numel(target, "broadcast_to")
     return expand(self, shape)
 
 
@@ -398,13 +401,17 @@ def split(self, split_size_or_sections, dim: int = 0):
     size = self._shape[d]
     if isinstance(split_size_or_sections, (list, tuple)):
         sections = [_index(s, "split", "split_size_or_sections") for s in split_size_or_sections]
-        if sum(sections) != size or any(s < 0 for s in sections):
+        if any(s < 0 for s in sections):
+            raise RuntimeError(f"split_with_sizes(): expects split_sizes have only non-negative entries, but got split_sizes={sections}")
+        if sum(sections) != size:
             raise RuntimeError(
                 f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size at dimension {d}), but got split_sizes={sections}"
             )
     else:
         step = _index(split_size_or_sections, "split", "split_size")
-        if step <= 0 and not (step == 0 and size == 0):
+        if step < 0:
+            raise RuntimeError(f"split(): split expects split_size be non-negative, but got split_size={step}")
+        if step == 0 and size != 0:
             raise RuntimeError(f"split(): split_size can only be 0 if dimension size is 0, but got {step}")
         # an empty dimension still splits into one (empty) piece
         sections = [min(step, size - i) for i in range(0, size, step)] if size else [0]
@@ -479,7 +486,9 @@ def unfold(self, dimension: int, size: int, step: int):
     dim_stride = self._stride[d] if ndim else 1
     size = _index(size, "unfold", "size")
     step = _index(step, "unfold", "step")
-    if size < 0 or size > dim_size:
+    if size < 0:
+        raise RuntimeError(f"unfold(): size is {size} but must be >= 0")
+    if size > dim_size:
         raise RuntimeError(f"unfold(): maximum size for tensor at dimension {d} is {dim_size} but size is {size}")
     if step <= 0:
         raise RuntimeError(f"unfold(): step is {step} but must be > 0")

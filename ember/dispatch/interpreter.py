@@ -23,7 +23,7 @@ import numpy as np
 from .._core import dtype as _dt
 from .._core.allocator import ALLOCATORS
 from .._core.device import CPU, Device
-from .._core.shape import contiguous_strides
+from .._core.shape import INT64_MAX, check_size, contiguous_strides
 from .._core.storage import Storage
 from .._core.tensor import Tensor
 from . import vm
@@ -56,7 +56,7 @@ class OutputSpec:
 
     __slots__ = ("dtype", "nbytes", "np_dtype", "shape", "stride")
 
-    def __init__(self, shape: tuple, dtype: _dt.DType) -> None:
+    def __init__(self, shape: tuple, dtype: _dt.DType, op: str = "") -> None:
         self.shape = shape
         self.dtype = dtype
         self.np_dtype = dtype.numpy_dtype
@@ -65,6 +65,8 @@ class OutputSpec:
         for s in shape:
             n *= s
         self.nbytes = n * dtype.itemsize
+        if not 0 <= self.nbytes <= INT64_MAX:  # an output no memory can hold (arange(0, 2**62), eye(2**40))
+            check_size(shape, op, dtype.itemsize)
 
     def __repr__(self) -> str:
         return f"{tuple(self.shape)} {self.dtype}"
@@ -104,9 +106,9 @@ class EagerLocalInterpreter(Interpreter):
         try:
             specs = self._cache.get(key)
         except TypeError:  # an unhashable attribute: infer every time
-            return tuple(OutputSpec(tuple(s), d) for s, d in op.infer(attrs, *inputs))
+            return tuple(OutputSpec(tuple(s), d, op.name) for s, d in op.infer(attrs, *inputs))
         if specs is None:
-            specs = tuple(OutputSpec(tuple(s), d) for s, d in op.infer(attrs, *inputs))
+            specs = tuple(OutputSpec(tuple(s), d, op.name) for s, d in op.infer(attrs, *inputs))
             if len(self._cache) >= _INFER_CACHE_LIMIT:
                 self._cache.clear()
             self._cache[key] = specs

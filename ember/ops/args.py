@@ -17,6 +17,7 @@ import numpy as np
 from .._core import dtype as _dt
 from .._core.device import Device, as_device
 from .._core.generator import Generator
+from .._core.shape import INT64_MAX, INT64_MIN
 from .._core.tensor import Tensor
 
 __all__ = ["SCALAR_TYPES", "arg_error", "is_scalar", "is_tensor_list", "scalar_tensor_like"]
@@ -100,11 +101,25 @@ def to_scalar_list(value, fn, param, position, size=None):
     raise arg_error(fn, param, position, "ScalarList", value)
 
 
+def _int64(value: int, fn, param, position) -> int:
+    """``value`` when it fits in int64; PyTorch unpacks every int argument as a C long long."""
+    if INT64_MIN <= value <= INT64_MAX:
+        return value
+    raise ValueError(f"{fn}(): {_where(param, position)} must fit in int64: Overflow when unpacking long long, got {value}")
+
+
+def _int64_at(value: int, fn, param, position, i: int) -> int:
+    if INT64_MIN <= value <= INT64_MAX:
+        return value
+    raise TypeError(
+        f"{fn}(): {_where(param, position)} failed to unpack the object at pos {i + 1} with error "
+        f'"Overflow when unpacking long long": {value} does not fit in int64'
+    )
+
+
 def to_int(value, fn, param, position):
-    if type(value) is int:
-        return value
     if isinstance(value, int) and not isinstance(value, bool):  # an int subclass: graph mode's unknown sizes stay themselves
-        return value
+        return _int64(value, fn, param, position)
     if isinstance(value, (bool, float)):
         raise arg_error(fn, param, position, "Int", value)
     if isinstance(value, Tensor):
@@ -112,29 +127,30 @@ def to_int(value, fn, param, position):
             return int(value.item())
         raise arg_error(fn, param, position, "Int", value)
     try:
-        return operator.index(value)
+        index = operator.index(value)
     except TypeError:
         raise arg_error(fn, param, position, "Int", value) from None
+    return _int64(index, fn, param, position)
 
 
 def to_int_list(value, fn, param, position, size=None):
     if isinstance(value, int) and not isinstance(value, bool):  # int subclasses too: graph mode's unknown sizes
-        return (value,) * (size or 1)
+        return (_int64_at(value, fn, param, position, 0),) * (size or 1)
     if not isinstance(value, (list, tuple, Tensor)) and hasattr(value, "__index__") and not isinstance(value, bool):
-        return (operator.index(value),) * (size or 1)
+        return (_int64_at(operator.index(value), fn, param, position, 0),) * (size or 1)
     if isinstance(value, Tensor) and value.ndim <= 1:
         value = value.tolist() if value.ndim else [value.item()]
     if isinstance(value, (list, tuple)):
         out = []
         for i, v in enumerate(value):
             if type(v) is int or (isinstance(v, int) and not isinstance(v, bool)):
-                out.append(v)
+                out.append(_int64_at(v, fn, param, position, i))
                 continue
             if isinstance(v, (bool, float)) or not hasattr(v, "__index__"):
                 raise TypeError(
                     f"{fn}(): {_where(param, position)} must be tuple of ints, but found element of type {_typename(v)} at pos {i}"
                 )
-            out.append(operator.index(v))
+            out.append(_int64_at(operator.index(v), fn, param, position, i))
         if size is not None and len(out) == 1:
             out = out * size
         if size is not None and len(out) != size:

@@ -14,6 +14,7 @@ import linecache
 from dataclasses import dataclass, field, replace
 
 from .._core.dtype import DType
+from .._core.shape import all_int64
 from .._core.tensor import Tensor
 from . import args as _args
 from .schema import OpEntry, Param, SchemaError, Signature, Type
@@ -47,7 +48,7 @@ OPERATOR_KINDS = {
 # Inline fast tests per type; the converter in args.py runs only when the test fails.
 _FAST_TEST = {
     "Tensor": "isinstance({n}, _e_Tensor)",
-    "Int": "type({n}) is int",
+    "Int": "type({n}) is int and -0x8000000000000000 <= {n} <= 0x7FFFFFFFFFFFFFFF",  # an int64
     "Bool": "type({n}) is bool",
     "Float": "type({n}) is float",
     "Scalar": "type({n}) in _e_SCALARS",
@@ -120,8 +121,9 @@ def _convert(p: Param, position: int | None, fn: str) -> list[str]:
     call = f"{n} = {converter}({n}, {fn!r}, {n!r}, {pos}{size})"
     if t.base == "IntList":
         # a tuple of plain ints (of the right length) passes as it is; all else is converted
-        test = f"type({n}) is tuple and _e_all_ints({n})" + (f" and len({n}) == {t.size}" if t.size else "")
-        lines = [f"if type({n}) is int: {n} = ({n},) * {t.size or 1}", f"elif not ({test}): {call}"]
+        test = f"type({n}) is tuple and _e_all_int64({n})" + (f" and len({n}) == {t.size}" if t.size else "")
+        one_int = f"type({n}) is int and -0x8000000000000000 <= {n} <= 0x7FFFFFFFFFFFFFFF"
+        lines = [f"if {one_int}: {n} = ({n},) * {t.size or 1}", f"elif not ({test}): {call}"]
         if t.optional:
             return [f"if {n} is not None:", *("    " + line for line in lines)]
         return lines
@@ -131,7 +133,7 @@ def _convert(p: Param, position: int | None, fn: str) -> list[str]:
     if fast and fast.startswith("type({n}) in"):
         cond = fast.format(n=n).replace(" in ", " not in ", 1)
     else:
-        cond = f"not {fast.format(n=n)}" if fast else "True"
+        cond = f"not ({fast.format(n=n)})" if fast else "True"
     if t.optional:
         cond = f"{n} is not None and {cond}" if fast else f"{n} is not None"
     return [f"if {cond}: {call}"]
@@ -149,10 +151,6 @@ def _default_literal(text: str | object | None) -> str:
 def _literal(text: str) -> str:
     value = Param(Type("Object"), "x", text).default
     return repr(value)
-
-
-def _all_ints(values: tuple) -> bool:
-    return all(type(v) is int for v in values)
 
 
 def _checked_by_guard(p: Param) -> bool:
@@ -213,10 +211,26 @@ def vararg_param(sigs: list[Signature]) -> Param | None:
     return last
 
 
+def _awaited_by_spelling(union: list[tuple[Param, object]], spelled: set[str], varargs: Param | None) -> list[str]:
+    """Required parameters that a keyword spelling may give instead (``cumsum(x, axis=0)``):
+    they default to the sentinel, and the function says they are missing when neither came.
+    Only where every positional parameter after one may be left out, as Python demands."""
+    awaited = []
+    for i, (p, default) in enumerate(union):
+        if p.name not in spelled or default is not None or p is varargs or p.kw_only:
+            continue
+        if all(q.kw_only or d is not None for q, d in union[i + 1 :]):
+            awaited.append(p.name)
+    return awaited
+
+
 def _function_source(entry: OpEntry, index_base: int) -> tuple[str, list[Signature]]:
     sigs = [(_with_out(s) if entry.out else s) for s in entry.signatures]
     union = _union_params(entry, sigs)
     varargs = vararg_param(sigs)
+    names = {p.name for p, _ in union}
+    spellings = [(alias, name) for alias, name in KEYWORD_SPELLINGS.items() if name in names and alias not in names]
+    awaited = _awaited_by_spelling(union, {name for _, name in spellings}, varargs)
     params, star = [], False
     for p, default in union:
         if p is varargs:
@@ -226,9 +240,10 @@ def _function_source(entry: OpEntry, index_base: int) -> tuple[str, list[Signatu
         if p.kw_only and not star:
             params.append("*")
             star = True
+        if p.name in awaited:
+            params.append(f"{p.name}=_e_MISSING")
+            continue
         params.append(p.name if default is None else f"{p.name}={_default_literal(default)}")
-    names = {p.name for p, _ in union}
-    spellings = [(alias, name) for alias, name in KEYWORD_SPELLINGS.items() if name in names and alias not in names]
     if spellings and not star:
         params.append("*")
     params.extend(f"{alias}=_e_MISSING" for alias, _ in spellings)
@@ -236,12 +251,19 @@ def _function_source(entry: OpEntry, index_base: int) -> tuple[str, list[Signatu
     lines.append(f"    {_docstring(entry)}")
     for alias, name in spellings:
         lines.append(f"    if {alias} is not _e_MISSING: {name} = {alias}  # the array API's spelling")
+    for name in awaited:
+        missing = f'{entry.name}() missing 1 required positional arguments: "{name}"'
+        lines.append(f"    if {name} is _e_MISSING: raise TypeError({missing!r})")
     if varargs is not None:
         n = varargs.name
         if varargs.type.base == "TensorList":
             lines.append(f"    if len({n}) == 1 and not isinstance({n}[0], _e_Tensor): {n} = {n}[0]  # one sequence, or varargs")
         else:
             lines.append(f"    if len({n}) == 1 and type({n}[0]) is not int: {n} = {n}[0]  # one sequence, or varargs")
+            # zero varargs is the size left out, not an empty size (that is ``ones(())``)
+            missing = f'{entry.name}() missing 1 required positional arguments: "{n}"'
+            spelled = "axis" in names and n == "dims"  # flip(x, axis=0): the array API's spelling gives it
+            lines.append(f"    elif not {n}{' and axis is None' if spelled else ''}: raise TypeError({missing!r})")
     guarded = len(sigs) > 1
     for i, sig in enumerate(sigs):
         lines.extend("    " + line for line in _branch(entry, sig, index_base + i, union, guarded))
@@ -349,7 +371,7 @@ def build(entries: tuple[OpEntry, ...], functors: dict) -> Generated:
         "_e_scalar_tensor_like": _args.scalar_tensor_like,
         "_e_no_overload": no_overload,
         "_e_MISSING": _MISSING,
-        "_e_all_ints": _all_ints,
+        "_e_all_int64": all_int64,
         "__name__": "ember.ops.functional",
     }
     chunks: list[str] = []

@@ -169,16 +169,15 @@ def _parse_to(args, dtype, device, copy):
 def _is_dtype(value) -> bool:
     if isinstance(value, _dt.DType):
         return True
-    return (isinstance(value, str) and _is_dtype_name(value)) or (
-        isinstance(value, (np.dtype, type)) and not isinstance(value, bool)
-    )
+    if isinstance(value, str):
+        return _is_dtype_name(value)
+    return isinstance(value, (np.dtype, type)) and not isinstance(value, bool)
 
 
 declare(
     "Tensor.to",
     "Tensor (Tensor input, Object arg=None, Object arg2=None, Object arg3=None, *, DType? dtype=None, Device? device=None, Bool non_blocking=False, Bool copy=False, Object memory_format=None) => To",
-    method=True,
-    op=("_to_copy", "copy_"),
+    method=True, op=("_to_copy", "copy_"),
     doc="""
     This tensor with another dtype and/or device: to(dtype), to(device), to(device, dtype), to(other); self when nothing changes and copy is False.
 
@@ -187,8 +186,6 @@ declare(
     ([1, -2], True, True)
     """,
 )
-
-
 @functor("To")
 def to(input, arg=None, arg2=None, arg3=None, dtype=None, device=None, non_blocking=False, copy=False, memory_format=None):
     """``to(dtype)``, ``to(device, dtype)``, ``to(other)``: self when nothing changes (and not ``copy``)."""
@@ -212,8 +209,6 @@ declare(
     [1, -1]
     """,
 )
-
-
 @functor("Astype")
 def astype(x, dtype, copy=True, device=None):
     device = x._storage._device if device is None else device
@@ -239,8 +234,7 @@ def type_name(t: Tensor) -> str:
 declare(
     "Tensor.type",
     "Tensor (Tensor input, Object dtype=None, Bool non_blocking=False) => Type",
-    method=True,
-    op=("_to_copy", "copy_"),
+    method=True, op=("_to_copy", "copy_"),
     doc="""
     Without a dtype, the legacy type name as a string; with one (an ember dtype or a name such as 'ember.DoubleTensor'), to(dtype).
 
@@ -248,8 +242,6 @@ declare(
     'ember.LongTensor'
     """,
 )
-
-
 @functor("Type")
 def type_(input, dtype=None, non_blocking=False):
     """``t.type()``: the legacy type name ('ember.FloatTensor'); ``t.type(dtype)``: ``t.to(dtype)``."""
@@ -276,8 +268,7 @@ DTYPE_METHODS = {
 declare(
     "Tensor.float",
     "Tensor (Tensor input, *, Object memory_format=None) => ToFloat",
-    method=True,
-    op=("_to_copy", "copy_"),
+    method=True, op=("_to_copy", "copy_"),
     doc="""
     to(ember.float32).
 
@@ -288,30 +279,25 @@ declare(
 declare(
     "Tensor.double",
     "Tensor (Tensor input, *, Object memory_format=None) => ToDouble",
-    method=True,
-    op=("_to_copy", "copy_"),
+    method=True, op=("_to_copy", "copy_"),
     doc="to(ember.float64).",
 )
 declare(
     "Tensor.half",
     "Tensor (Tensor input, *, Object memory_format=None) => ToHalf",
-    method=True,
-    op=("_to_copy", "copy_"),
+    method=True, op=("_to_copy", "copy_"),
     doc="to(ember.float16).",
 )
 declare(
     "Tensor.bfloat16",
     "Tensor (Tensor input, *, Object memory_format=None) => ToBfloat16",
-    method=True,
-    op=("_to_copy", "copy_"),
+    method=True, op=("_to_copy", "copy_"),
     doc="to(ember.bfloat16).",
 )
 declare(
     "Tensor.int",
     "Tensor (Tensor input, *, Object memory_format=None) => ToInt",
-    method=True,
-    differentiable=False,
-    op=("_to_copy", "copy_"),
+    method=True, differentiable=False, op=("_to_copy", "copy_"),
     doc="""
     to(ember.int32); floats are truncated toward zero.
 
@@ -322,59 +308,45 @@ declare(
 declare(
     "Tensor.long",
     "Tensor (Tensor input, *, Object memory_format=None) => ToLong",
-    method=True,
-    differentiable=False,
-    op=("_to_copy", "copy_"),
+    method=True, differentiable=False, op=("_to_copy", "copy_"),
     doc="to(ember.int64).",
 )
 declare(
     "Tensor.short",
     "Tensor (Tensor input, *, Object memory_format=None) => ToShort",
-    method=True,
-    differentiable=False,
-    op=("_to_copy", "copy_"),
+    method=True, differentiable=False, op=("_to_copy", "copy_"),
     doc="to(ember.int16).",
 )
 declare(
     "Tensor.char",
     "Tensor (Tensor input, *, Object memory_format=None) => ToChar",
-    method=True,
-    differentiable=False,
-    op=("_to_copy", "copy_"),
+    method=True, differentiable=False, op=("_to_copy", "copy_"),
     doc="to(ember.int8).",
 )
 declare(
     "Tensor.byte",
     "Tensor (Tensor input, *, Object memory_format=None) => ToByte",
-    method=True,
-    differentiable=False,
-    op=("_to_copy", "copy_"),
+    method=True, differentiable=False, op=("_to_copy", "copy_"),
     doc="to(ember.uint8).",
 )
 declare(
     "Tensor.bool",
     "Tensor (Tensor input, *, Object memory_format=None) => ToBool",
-    method=True,
-    differentiable=False,
-    op=("_to_copy", "copy_"),
+    method=True, differentiable=False, op=("_to_copy", "copy_"),
     doc="to(ember.bool).",
 )
 declare(
     "Tensor.cfloat",
     "Tensor (Tensor input, *, Object memory_format=None) => ToCfloat",
-    method=True,
-    op=("_to_copy", "copy_"),
+    method=True, op=("_to_copy", "copy_"),
     doc="to(ember.complex64).",
 )
 declare(
     "Tensor.cdouble",
     "Tensor (Tensor input, *, Object memory_format=None) => ToCdouble",
-    method=True,
-    op=("_to_copy", "copy_"),
+    method=True, op=("_to_copy", "copy_"),
     doc="to(ember.complex128).",
 )
-
-
 def _dtype_method(name: str, dtype: _dt.DType):
     def method(input, memory_format=None):
         fmt = _memory_format(memory_format, name)
@@ -394,12 +366,9 @@ for _name, _dtype in DTYPE_METHODS.items():
 declare(
     "Tensor.cpu",
     "Tensor (Tensor input, *, Object memory_format=None) => Cpu",
-    method=True,
-    op=("_to_copy", "copy_"),
+    method=True, op=("_to_copy", "copy_"),
     doc="This tensor in CPU memory (self when it is there already).",
 )
-
-
 @functor("Cpu")
 def cpu(input, memory_format=None):
     fmt = _memory_format(memory_format, "cpu")
@@ -414,8 +383,7 @@ def cpu(input, memory_format=None):
 declare(
     "clone",
     "Tensor (Tensor input, *, Object memory_format=None) => Clone",
-    method=True,
-    op=("_to_copy", "copy_"),
+    method=True, op=("_to_copy", "copy_"),
     doc="""
     A copy in new memory; a dense layout such as a transpose keeps its strides (memory_format='contiguous_format' makes it contiguous).
 
@@ -423,8 +391,6 @@ declare(
     (1, 3)
     """,
 )
-
-
 @functor("Clone")
 def clone(input, memory_format=None):
     return convert(input, input._dtype, input._storage._device, "clone", _memory_format(memory_format, "clone"))
@@ -433,8 +399,7 @@ def clone(input, memory_format=None):
 declare(
     "Tensor.contiguous",
     "Tensor (Tensor input, *, Object memory_format=None) => Contiguous",
-    method=True,
-    op="_to_copy",
+    method=True, op="_to_copy",
     doc="""
     This tensor when it is contiguous, else a contiguous copy.
 
@@ -442,8 +407,6 @@ declare(
     (2, 1)
     """,
 )
-
-
 @functor("Contiguous")
 def contiguous(input, memory_format=None):
     if memory_format is not None and _memory_format(memory_format, "contiguous") == "preserve":
@@ -456,12 +419,9 @@ def contiguous(input, memory_format=None):
 declare(
     "detach",
     "Tensor (Tensor input) => Detach",
-    method=True,
-    differentiable=False,
+    method=True, differentiable=False,
     doc="A tensor sharing this one's memory, outside autograd.",
 )
-
-
 @functor("Detach")
 def detach(input):
     return dispatch(DETACH, (input,))[0]
@@ -470,8 +430,7 @@ def detach(input):
 declare(
     "Tensor.copy_",
     "Tensor (Tensor input, Object src, Bool non_blocking=False) => Copy_",
-    method=True,
-    op="copy_",
+    method=True, op="copy_",
     doc="""
     Copy src into this tensor in place, broadcasting and casting (refused for read-only tensors and expanded views).
 
@@ -479,8 +438,6 @@ declare(
     [[1.0, 2.0], [1.0, 2.0]]
     """,
 )
-
-
 @functor("Copy_")
 def copy_(input, src, non_blocking=False):
     """Broadcast ``src`` into ``input`` in place, casting to its dtype."""
@@ -503,8 +460,7 @@ def copy_(input, src, non_blocking=False):
 declare(
     "fill_",
     "Tensor (Tensor input, Object value) => Fill_",
-    method=True,
-    op="fill",
+    method=True, op="fill",
     doc="""
     Write value (a number or a 0-d tensor) into every element, in place.
 
@@ -512,16 +468,12 @@ declare(
     [2, 2]
     """,
 )
-
-
 @functor("Fill_")
 def fill_(input, value):
     return fill_into(input, value, "fill_")
 
 
 declare("zero_", "Tensor (Tensor input) => Zero_", method=True, op="fill", doc="Write zeros into every element, in place.")
-
-
 @functor("Zero_")
 def zero_(input):
     return fill_into(input, b"" if input._dtype is _dt.string else 0, "zero_")

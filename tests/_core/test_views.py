@@ -378,7 +378,7 @@ def test_view_succeeds_exactly_when_torch_does(arrays, data):
         with pytest.raises(RuntimeError, match=r"\.reshape"):
             t.view(shape)
         return
-    assert_torch_layout(t.view(*shape), expected)
+    assert_torch_layout(t.view(*shape) if shape else t.view(shape), expected)  # t.view() is the size left out
 
 
 @given(arrays=strided_arrays(min_dims=1), data=st.data())
@@ -763,7 +763,7 @@ def test_zero_dim_tensors_take_dims_minus_one_and_zero():
     assert s.unsqueeze(-1).shape == (1,)
     assert s.squeeze(0).shape == ()
     assert s.transpose(0, -1).shape == ()
-    assert s.permute().shape == ()
+    assert s.permute(()).shape == ()
     assert s.flatten().shape == (1,)
     with pytest.raises(IndexError, match=r"range of \[-1, 0\], but got 1"):
         s.squeeze(1)
@@ -823,11 +823,11 @@ def test_slicing_op_errors():
         t.select(0, -5)
     with pytest.raises(RuntimeError, match=r"split_sizes to sum exactly to 4 .* but got split_sizes=\[1, 2\]"):
         t.split([1, 2])
-    with pytest.raises(RuntimeError, match="sum exactly to 4"):
+    with pytest.raises(RuntimeError, match=r"only non-negative entries, but got split_sizes=\[5, -1\]"):  # torch's words
         t.split([5, -1])
     with pytest.raises(RuntimeError, match="split_size can only be 0 if dimension size is 0, but got 0"):
         t.split(0)
-    with pytest.raises(RuntimeError, match="split_size can only be 0"):
+    with pytest.raises(RuntimeError, match="split expects split_size be non-negative, but got split_size=-1"):
         t.split(-1)
     with pytest.raises(RuntimeError, match="chunk expects `chunks` to be greater than 0, got: 0"):
         t.chunk(0)

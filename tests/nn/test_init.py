@@ -59,7 +59,7 @@ def test_trunc_normal_and_orthogonal():
     t = _np(init.trunc_normal_(ember.empty(20000), mean=0.5, std=1.0, a=0.0, b=1.0))
     assert t.min() >= 0 and t.max() <= 1 and abs(t.mean() - 0.5) < 0.02
     for shape in [(4, 6), (6, 4), (3, 2, 2)]:
-        q = _np(init.orthogonal_(ember.empty(*shape), gain=2.0)).reshape(shape[0], -1)
+        q = _np(init.orthogonal_(ember.empty(shape), gain=2.0)).reshape(shape[0], -1)
         small = q @ q.T if q.shape[0] <= q.shape[1] else q.T @ q
         np.testing.assert_allclose(small, 4 * np.eye(min(q.shape)), atol=1e-4)
 

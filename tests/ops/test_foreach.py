@@ -14,8 +14,8 @@ from ember.ops.foreach import foreach_add_
 def test_foreach_add_matches_add_per_tensor(dtype):
     gen = ember.Generator().manual_seed(0)
     shapes = [(3, 4), (5,), (), (2, 0)]
-    selfs = [ember.randn(*s, generator=gen).to(dtype) for s in shapes]
-    others = [ember.randn(*s, generator=gen).to(dtype) for s in shapes]
+    selfs = [ember.randn(s, generator=gen).to(dtype) for s in shapes]
+    others = [ember.randn(s, generator=gen).to(dtype) for s in shapes]
     expect = [t.clone().add_(o, alpha=-0.25) for t, o in zip(selfs, others, strict=True)]
     versions = [t._version for t in selfs]
     foreach_add_(selfs, others, alpha=-0.25)

@@ -279,7 +279,7 @@ def _fused_and_loop(monkeypatch, op_name: str, make_optimizer, steps: int, seed:
     monkeypatch.setitem(op.kernels, "cpu", lambda outs, ins, attrs: (calls.append((len(outs), attrs)), kernel(outs, ins, attrs)))
     gen = ember.Generator().manual_seed(seed)
     start = [ember.randn(3, 2, generator=gen), ember.randn(2, generator=gen), ember.randn(4, generator=gen, dtype=ember.float64)]
-    grads = [[ember.randn(*p.shape, generator=gen, dtype=p.dtype) for p in start] for _ in range(steps)]
+    grads = [[ember.randn(p.shape, generator=gen, dtype=p.dtype) for p in start] for _ in range(steps)]
     runs = []
     for foreach in (None, False):
         params = [p.clone().requires_grad_() for p in start]

@@ -128,8 +128,8 @@ def preserved_strides(x: Tensor, fmt: str = "preserve") -> tuple:
 
 def factory_args(op: str, size, dtype, device, default=None) -> tuple:
     shape = tuple(size)
-    check_size(shape, op)
     dtype = (default or _dt.get_default_dtype()) if dtype is None else dtype
+    check_size(shape, op, dtype.itemsize)
     device = CPU if device is None else device if type(device) is Device else as_device(device, op=op)
     return shape, dtype, device
 

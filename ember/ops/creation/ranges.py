@@ -201,9 +201,14 @@ TRI_INDICES = OpExpr("tri_indices", (), ("out",))
 
 
 def _tril_count(row: int, col: int, offset: int) -> int:
+    """How many (i, j) with j <= i + offset: row i holds clip(i + offset + 1, 0, col) of them.
+    In closed form (rows [a, b) hold a growing count, rows from b a full one), so a huge
+    row x col is counted, and refused by its size check, without memory."""
     if row == 0 or col == 0:
         return 0
-    return int(np.clip(np.arange(row, dtype=np.int64) + offset + 1, 0, col).sum())
+    a = min(row, max(0, -offset))
+    b = min(row, max(a, col - offset - 1))
+    return (b - a) * (offset + 1) + (a + b - 1) * (b - a) // 2 + (row - b) * col
 
 
 @TRI_INDICES.shape_rule

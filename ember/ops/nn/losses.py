@@ -46,18 +46,14 @@ def _pointwise_infer(attrs, x, target, *weight):
 
 def _pointwise_loss(name, input, target, reduction, weight, weight_mean="weight_sum", **extra):
     dtype = _dt.promote_types(input._dtype, target._dtype)
-    if name == "l1_loss" and _dt.bool_ in (input._dtype, target._dtype):  # torch's l1 subtracts first, whatever the other dtype
-        raise RuntimeError(
-            "l1_loss(): Subtraction, the `-` operator, with a bool tensor is not supported. "
-            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
-        )
     if not dtype.is_floating_point and not (dtype.is_complex and name == "l1_loss"):
         if name != "l1_loss" or not _is_int(dtype) or weight is not None:
             raise _not_implemented(name, dtype)
+        if input._dtype is _dt.bool_ or target._dtype is _dt.bool_:
+            raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                               "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
         if reduction == "mean":
-            raise RuntimeError(
-                f"mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {dtype.name}"
-            )
+            raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {dtype.name}")
     broadcast_pair(input._shape, target._shape)
     inputs = (input, target)
     if weight is not None:
@@ -77,8 +73,6 @@ declare(
     5.0
     """,
 )
-
-
 @functor("MseLoss")
 def mse_loss(input, target, size_average, reduce, reduction, weight):
     reduction = _legacy_reduction(reduction, size_average, reduce, "mse_loss")
@@ -90,8 +84,6 @@ declare(
     'Tensor (Tensor input, Tensor target, Bool? size_average=None, Bool? reduce=None, String reduction="mean", Tensor? weight=None) => L1Loss',
     doc="Mean absolute error (input and target broadcast).",
 )
-
-
 @functor("L1Loss")
 def l1_loss(input, target, size_average, reduce, reduction, weight):
     reduction = _legacy_reduction(reduction, size_average, reduce, "l1_loss")
@@ -103,8 +95,6 @@ declare(
     'Tensor (Tensor input, Tensor target, Bool? size_average=None, Bool? reduce=None, String reduction="mean", Float beta=1.0) => SmoothL1Loss',
     doc="Squared error below ``beta`` (scaled by 1/beta), absolute error above it.",
 )
-
-
 @functor("SmoothL1Loss")
 def smooth_l1_loss(input, target, size_average, reduce, reduction, beta):
     reduction = _legacy_reduction(reduction, size_average, reduce, "smooth_l1_loss")
@@ -118,8 +108,6 @@ declare(
     'Tensor (Tensor input, Tensor target, String reduction="mean", Float delta=1.0, Tensor? weight=None) => HuberLoss',
     doc="Squared error below ``delta``, ``delta``-scaled absolute error above it.",
 )
-
-
 @functor("HuberLoss")
 def huber_loss(input, target, reduction, delta, weight):
     reduction = _legacy_reduction(reduction, None, None, "huber_loss")
@@ -128,10 +116,7 @@ def huber_loss(input, target, reduction, delta, weight):
     return _pointwise_loss("huber_loss", input, target, reduction, weight, weight_mean="mean", delta=float(delta))
 
 
-_POINTWISE = {
-    name: _loss_op(name, _pointwise_infer).tag(sbp=sbp_rules.nn.pointwise_loss)
-    for name in ("mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss")
-}
+_POINTWISE = {name: _loss_op(name, _pointwise_infer).tag(sbp=sbp_rules.nn.pointwise_loss) for name in ("mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss")}
 
 
 def _pointwise_dloss(name: str, d, attrs):
@@ -210,8 +195,6 @@ declare(
     '0.6931'
     """,
 )
-
-
 @functor("BinaryCrossEntropy")
 def binary_cross_entropy(input, target, weight, size_average, reduce, reduction):
     reduction = _legacy_reduction(reduction, size_average, reduce, "binary_cross_entropy")
@@ -239,9 +222,7 @@ def _bce_grad(ctx, g):
     x, t, *rest = ctx.inputs
     weight = rest[0] if rest else None
     if weight is not None and _needs(ctx, 2):
-        raise NotImplementedError(
-            "the derivative of binary_cross_entropy with respect to 'weight' is not implemented (as in PyTorch)"
-        )
+        raise NotImplementedError("the derivative of binary_cross_entropy with respect to 'weight' is not implemented (as in PyTorch)")
     scale = _reduce_grad(g, ctx.attrs["reduction"], math.prod(x._shape))
     if weight is not None:
         scale = scale * weight
@@ -262,8 +243,6 @@ declare(
     Binary cross entropy of sigmoid(input), computed stably from the logits; ``pos_weight`` weighs positives.
     """,
 )
-
-
 @functor("BinaryCrossEntropyWithLogits")
 def binary_cross_entropy_with_logits(input, target, weight, size_average, reduce, reduction, pos_weight):
     reduction = _legacy_reduction(reduction, size_average, reduce, "binary_cross_entropy_with_logits")
@@ -271,11 +250,6 @@ def binary_cross_entropy_with_logits(input, target, weight, size_average, reduce
         raise ValueError(f"Target size ({_size(target._shape)}) must be the same as input size ({_size(input._shape)})")
     dtype = _dt.promote_types(input._dtype, target._dtype)
     _check_floating("binary_cross_entropy_with_logits", dtype)
-    if not (target._dtype.is_floating_point or target._dtype.is_complex):  # torch computes into the target's dtype
-        raise RuntimeError(
-            f"binary_cross_entropy_with_logits(): result type {dtype.name} can't be cast to the desired output type "
-            f"{target._dtype.name}: the target must have a floating dtype (target.float())"
-        )
     inputs = [input, target]
     for arg, t in (("weight", weight), ("pos_weight", pos_weight)):
         if t is not None:
@@ -331,8 +305,6 @@ declare(
     reduction may also be ``"batchmean"``.
     """,
 )
-
-
 @functor("KlDiv")
 def kl_div(input, target, size_average, reduce, reduction, log_target):
     reduction = _legacy_reduction(reduction, size_average, reduce, "kl_div", ("none", "mean", "sum", "batchmean"))

@@ -43,7 +43,7 @@ def generator_for(generator, device) -> Generator:
 def sample(op: OpExpr, name: str, shape, dtype, device, generator, params: dict, requires_grad=False) -> Tensor:
     """A new tensor drawn by ``op``."""
     shape = tuple(shape)
-    check_size(shape, name)
+    check_size(shape, name, 1 if dtype is None else dtype.itemsize)
     device = CPU if device is None else device
     attrs = {"shape": shape, "dtype": dtype, "device": device, "generator": generator_for(generator, device), **params}
     return check_requires_grad(dispatch(op, (), attrs)[0], requires_grad)

@@ -67,8 +67,7 @@ AMAX = reduction_op("amax", ORDERED, _same).tag(tf_name="Max", sbp=sbp_rules.red
 declare(
     "amax",
     "Tensor (Tensor input, IntList? dim=None, Bool keepdim=False) => Amax",
-    method=True,
-    out=True,
+    method=True, out=True,
     doc="""
     The maximum over ``dim`` (all when None or empty); NaN propagates.
 
@@ -84,8 +83,7 @@ AMIN = reduction_op("amin", ORDERED, _same).tag(tf_name="Min", sbp=sbp_rules.red
 declare(
     "amin",
     "Tensor (Tensor input, IntList? dim=None, Bool keepdim=False) => Amin",
-    method=True,
-    out=True,
+    method=True, out=True,
     doc="The minimum over ``dim`` (all when None or empty); NaN propagates.",
 )
 functor("Amin")(_extremum(AMIN, "amin"))
@@ -165,8 +163,7 @@ declare(
         "Tensor (Tensor input, Tensor dim) => MaxOther",
         "(Tensor values, Tensor indices) (Tensor input, Int dim, Bool keepdim=False) => MaxDim",
     ],
-    method=True,
-    op=("amax", "max_dim"),
+    method=True, op=("amax", "max_dim"),
     doc="""
     The largest element; with ``dim``, ``(values, indices)`` along it; with a tensor, the
     elementwise maximum. NaN propagates.
@@ -184,8 +181,7 @@ declare(
         "Tensor (Tensor input, Tensor dim) => MinOther",
         "(Tensor values, Tensor indices) (Tensor input, Int dim, Bool keepdim=False) => MinDim",
     ],
-    method=True,
-    op=("amin", "min_dim"),
+    method=True, op=("amin", "min_dim"),
     doc="""
     The smallest element; with ``dim``, ``(values, indices)`` along it; with a tensor, the
     elementwise minimum. NaN propagates.
@@ -245,9 +241,7 @@ ARGMAX = _arg_reduction("argmax").tag(sbp=sbp_rules.reduction.local_reduction)
 declare(
     "argmax",
     "Tensor (Tensor input, Int? dim=None, Bool keepdim=False) => Argmax",
-    method=True,
-    out=True,
-    differentiable=False,
+    method=True, out=True, differentiable=False,
     doc="""
     Index (int64) of the first maximum along ``dim``, or in the flattened input.
 
@@ -262,9 +256,7 @@ ARGMIN = _arg_reduction("argmin").tag(sbp=sbp_rules.reduction.local_reduction)
 declare(
     "argmin",
     "Tensor (Tensor input, Int? dim=None, Bool keepdim=False) => Argmin",
-    method=True,
-    out=True,
-    differentiable=False,
+    method=True, out=True, differentiable=False,
     doc="Index (int64) of the first minimum along ``dim``, or in the flattened input.",
 )
 functor("Argmin")(_arg(ARGMIN, "argmin"))

@@ -27,9 +27,7 @@ ALL = reduction_op("all", NUMERIC, _bool_result).tag(sbp=sbp_rules.reduction.loc
 declare(
     "all",
     "Tensor (Tensor input, IntList? dim=None, Bool keepdim=False) => All",
-    method=True,
-    out=True,
-    differentiable=False,
+    method=True, out=True, differentiable=False,
     doc="""
     Whether every element over ``dim`` is nonzero (bool; uint8 input gives uint8).
 
@@ -37,11 +35,9 @@ declare(
     [False, True]
     """,
 )
-
-
 @functor("All")
 def all_(input, dim, keepdim, out=None):
-    return run(ALL, input, {"dims": reduce_dims(dim, input.ndim, empty_means_all=False), "keepdim": keepdim}, out)
+    return run(ALL, input, {"dims": reduce_dims(dim, input.ndim), "keepdim": keepdim}, out)
 
 
 ANY = reduction_op("any", NUMERIC, _bool_result).tag(sbp=sbp_rules.reduction.local_reduction)
@@ -49,9 +45,7 @@ ANY = reduction_op("any", NUMERIC, _bool_result).tag(sbp=sbp_rules.reduction.loc
 declare(
     "any",
     "Tensor (Tensor input, IntList? dim=None, Bool keepdim=False) => Any",
-    method=True,
-    out=True,
-    differentiable=False,
+    method=True, out=True, differentiable=False,
     doc="""
     Whether any element over ``dim`` is nonzero (bool; uint8 input gives uint8).
 
@@ -59,11 +53,9 @@ declare(
     True
     """,
 )
-
-
 @functor("Any")
 def any_(input, dim, keepdim, out=None):
-    return run(ANY, input, {"dims": reduce_dims(dim, input.ndim, empty_means_all=False), "keepdim": keepdim}, out)
+    return run(ANY, input, {"dims": reduce_dims(dim, input.ndim), "keepdim": keepdim}, out)
 
 
 def _long_result(dtype, requested):
@@ -75,8 +67,7 @@ COUNT_NONZERO = reduction_op("count_nonzero", NUMERIC, _long_result).tag(sbp=sbp
 declare(
     "count_nonzero",
     "Tensor (Tensor input, IntList? dim=None) => CountNonzero",
-    method=True,
-    differentiable=False,
+    method=True, differentiable=False,
     doc="""
     The number of nonzero elements over ``dim``, as int64.
 
@@ -84,8 +75,6 @@ declare(
     [1, 2]
     """,
 )
-
-
 @functor("CountNonzero")
 def count_nonzero(input, dim):
     return run(COUNT_NONZERO, input, {"dims": reduce_dims(dim, input.ndim), "keepdim": False}, None)

@@ -55,8 +55,7 @@ VAR = reduction_op("var", NUMERIC, _var_result).tag(sbp=sbp_rules.reduction.loca
 declare(
     "var",
     "Tensor (Tensor input, IntList? dim=None, Bool? unbiased=None, Bool keepdim=False, *, Scalar? correction=None) => Var",
-    method=True,
-    out=True,
+    method=True, out=True,
     doc="""
     Variance over ``dim``, dividing by N - correction (correction 1 by default;
     ``unbiased=False`` means 0).
@@ -81,8 +80,7 @@ STD = reduction_op("std", NUMERIC, _var_result).tag(sbp=sbp_rules.reduction.loca
 declare(
     "std",
     "Tensor (Tensor input, IntList? dim=None, Bool? unbiased=None, Bool keepdim=False, *, Scalar? correction=None) => Std",
-    method=True,
-    out=True,
+    method=True, out=True,
     doc="""
     Standard deviation over ``dim`` (the square root of :func:`var`).
 
@@ -115,9 +113,8 @@ LOGSUMEXP = reduction_op("logsumexp", NUMERIC, _float_result).tag(sbp=sbp_rules.
 
 declare(
     "logsumexp",
-    "Tensor (Tensor input, IntList? dim=None, Bool keepdim=False) => Logsumexp",
-    method=True,
-    out=True,
+    "Tensor (Tensor input, IntList dim, Bool keepdim=False) => Logsumexp",  # dim required, as in PyTorch
+    method=True, out=True,
     doc="""
     log(sum(exp(input))) over ``dim``, computed stably (shifted by the maximum).
 
@@ -125,8 +122,6 @@ declare(
     1000.6931471805599
     """,
 )
-
-
 @functor("Logsumexp")
 def logsumexp(input, dim=None, keepdim=False, out=None):
     return run(LOGSUMEXP, input, {"dims": reduce_dims(dim, input.ndim), "keepdim": keepdim}, out)

@@ -70,8 +70,7 @@ SUM = reduction_op("sum", NUMERIC, _sum_result).tag(tf_name="Sum", sbp=sbp_rules
 declare(
     "sum",
     "Tensor (Tensor input, IntList? dim=None, Bool keepdim=False, *, DType? dtype=None) => Sum",
-    method=True,
-    out=True,
+    method=True, out=True,
     doc="""
     Sum over ``dim`` (all dimensions when None); bool and integers sum to int64.
 
@@ -96,8 +95,7 @@ PROD = reduction_op("prod", NUMERIC, _sum_result).tag(tf_name="Prod", sbp=sbp_ru
 declare(
     "prod",
     "Tensor (Tensor input, IntList? dim=None, Bool keepdim=False, *, DType? dtype=None) => Prod",
-    method=True,
-    out=True,
+    method=True, out=True,
     doc="""
     Product over ``dim``; bool and integers multiply in int64. Empty: 1.
 
@@ -156,8 +154,7 @@ MEAN = reduction_op("mean", NUMERIC, _mean_result).tag(tf_name="Mean", sbp=sbp_r
 declare(
     "mean",
     "Tensor (Tensor input, IntList? dim=None, Bool keepdim=False, *, DType? dtype=None) => Mean",
-    method=True,
-    out=True,
+    method=True, out=True,
     doc="""
     Mean over ``dim``; needs a floating or complex input (or ``dtype=``). Empty: nan.
 
@@ -203,9 +200,7 @@ CUMSUM = _scan("cumsum").tag(sbp=sbp_rules.shape.cumsum)
 declare(
     "cumsum",
     "Tensor (Tensor input, Int dim, *, DType? dtype=None) => Cumsum",
-    method=True,
-    inplace="cumsum_",
-    out=True,
+    method=True, inplace="cumsum_", out=True,
     doc="""
     Cumulative sum along ``dim``; bool and integers accumulate in int64.
 
@@ -231,9 +226,7 @@ CUMPROD = _scan("cumprod").tag(sbp=sbp_rules.shape.cumprod)
 declare(
     "cumprod",
     "Tensor (Tensor input, Int dim, *, DType? dtype=None) => Cumprod",
-    method=True,
-    inplace="cumprod_",
-    out=True,
+    method=True, inplace="cumprod_", out=True,
     doc="""
     Cumulative product along ``dim``; bool and integers accumulate in int64.
 

@@ -24,11 +24,7 @@ __all__: list[str] = []
 def _flip_dims(dims, axis, ndim: int, op: str) -> tuple:
     if axis is not None:
         dims = axis
-    if dims is None:  # the array API's flip(x) reverses every axis; an empty list reverses none, as torch's
-        return tuple(range(ndim))
     wrapped = tuple(wrap_dim(d, ndim, op, "dims") for d in dims)
-    if ndim == 0:
-        return ()  # a 0-d tensor's dim 0 (or -1) is itself: reversing it changes nothing
     if len(set(wrapped)) != len(wrapped):
         raise RuntimeError(
             f"{op}(): dims has duplicates, original flip dims size={len(wrapped)}, but unique flip dims size={len(set(wrapped))}"
@@ -41,17 +37,16 @@ declare(
     "Tensor (Tensor input, IntList dims, *, IntList? axis=None) => Flip",
     method=True,
     doc="""
-    A copy with the order of elements reversed along dims (every dim when none is given, as the
-    array API's flip(x, axis=None)).
+    A copy with the order of elements reversed along dims (required, as in PyTorch: ``flip(x, ())``
+    reverses nothing; the array API's ``ember.array_api.flip(x)`` reverses every dim). ``axis=``
+    is the array API's spelling of dims.
 
     >>> ember.tensor([[1, 2], [3, 4]]).flip(0).tolist()
     [[3, 4], [1, 2]]
-    >>> ember.flip(ember.tensor([[1, 2], [3, 4]])).tolist()
+    >>> ember.flip(ember.tensor([[1, 2], [3, 4]]), axis=(0, 1)).tolist()
     [[4, 3], [2, 1]]
     """,
 )
-
-
 @functor("Flip")
 def flip(input, dims, axis=None):
     return run(_FLIP, (input,), {"dims": _flip_dims(dims, axis, len(input._shape), "flip")})
@@ -71,8 +66,6 @@ def _flip_grad(ctx, g):
 
 
 declare("fliplr", "Tensor (Tensor input) => Fliplr", method=True, op="flip", doc="flip along dim 1 (input at least 2-d).")
-
-
 @functor("Fliplr")
 def fliplr(input):
     if len(input._shape) < 2:
@@ -81,8 +74,6 @@ def fliplr(input):
 
 
 declare("flipud", "Tensor (Tensor input) => Flipud", method=True, op="flip", doc="flip along dim 0 (input at least 1-d).")
-
-
 @functor("Flipud")
 def flipud(input):
     if len(input._shape) < 1:
@@ -101,8 +92,6 @@ declare(
     [4, 1, 2, 3]
     """,
 )
-
-
 @functor("Roll")
 def roll(input, shifts, dims=None, axis=None):
     if axis is not None:
@@ -134,8 +123,7 @@ def _roll_grad(ctx, g):
 declare(
     "rot90",
     "Tensor (Tensor input, Int k=1, IntList dims=[0, 1]) => Rot90",
-    method=True,
-    composite=True,
+    method=True, composite=True,
     doc="""
     Rotation by 90 degrees k times in the plane of dims (from the first towards the second).
 
@@ -143,8 +131,6 @@ declare(
     [[2, 4], [1, 3]]
     """,
 )
-
-
 @functor("Rot90")
 def rot90(input, k=1, dims=(0, 1)):
     ndim = len(input._shape)

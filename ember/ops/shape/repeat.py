@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._core.shape import wrap_dim
+from ..._core.shape import check_size, wrap_dim
 from ..._core.tensor import Tensor, tensor
 from ..._core.tensor_numpy import from_numpy
 from ...dispatch import OpExpr
@@ -56,7 +56,9 @@ def _infer_repeat(attrs, x):
     if any(r < 0 for r in repeats):
         raise RuntimeError(f"repeat(): Trying to create tensor with negative dimension: repeats {list(repeats)}")
     shape = (1,) * (len(repeats) - len(x._shape)) + x._shape
-    return ((tuple(s * r for s, r in zip(shape, repeats, strict=True)), x._dtype),)
+    out = tuple(s * r for s, r in zip(shape, repeats, strict=True))
+    check_size(out, "repeat", x._dtype.itemsize)
+    return ((out, x._dtype),)
 
 
 @_REPEAT.grad_rule(saves="none")

@@ -70,6 +70,8 @@ def _looks_like_dtype(x) -> bool:
 
 
 def _view_method(self, *shape):
+    if not shape:  # ``t.view()``: the size left out, not an empty size (that is ``t.view(())``)
+        raise TypeError('view() missing 1 required positional arguments: "size"')
     return view(self, shape)
 
 

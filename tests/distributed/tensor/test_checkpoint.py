@@ -31,7 +31,7 @@ def _global(array: np.ndarray, p, sbp):
 
 
 def _zeros_like(array: np.ndarray, p, sbp):
-    return distribute(ember.zeros(*array.shape, dtype=ember.tensor(array).dtype), p, sbp)
+    return distribute(ember.zeros(array.shape, dtype=ember.tensor(array).dtype), p, sbp)
 
 
 def test_every_layout_pair_on_a_1d_mesh_uneven(tmp_path):
@@ -189,7 +189,7 @@ def saved(tmp_path):
 
 
 def _target(p, shape=(4, 3), dtype=ember.float32):
-    return {"w": distribute(ember.zeros(*shape, dtype=dtype), p, split(0)), "b": ember.zeros(3), "step": 0}
+    return {"w": distribute(ember.zeros(shape, dtype=dtype), p, split(0)), "b": ember.zeros(3), "step": 0}
 
 
 def test_missing_folder_index_and_shard(tmp_path, saved):

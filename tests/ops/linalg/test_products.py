@@ -60,7 +60,7 @@ def test_matmul_matches_torch(shapes, dtype, tr):
     assert result.shape == tuple(expected.shape) and result.dtype.name == dtype
     want = expected.float().numpy() if dtype == "bfloat16" else expected.numpy()
     close(_numpy(result), want, dtype)
-    out = ember.empty(*result.shape, dtype=result.dtype)
+    out = ember.empty(result.shape, dtype=result.dtype)
     assert ember.matmul(ea, eb, out=out) is out
     close(_numpy(out), want, dtype)
 

@@ -252,7 +252,7 @@ def test_cross_entropy_backward_kernel_equals_the_composite_formula(reduction, s
     # without create_graph the derivative runs one cross_entropy_backward kernel; with it, the
     # composite formula (which differentiates again): both must give the same gradient
     gen = ember.Generator().manual_seed(0)
-    x = ember.randn(*shape, generator=gen, dtype=dtype)
+    x = ember.randn(shape, generator=gen, dtype=dtype)
     target = ember.randint(0, shape[-1], shape[:-1], generator=gen)
     grads = []
     for create_graph in (False, True):

@@ -144,7 +144,7 @@ def test_linear_backward_kernel_equals_the_composite_formula(monkeypatch, x_shap
     # gradients asked for; with it, the composite of matmuls and a sum: both must agree
     calls = count_kernel_calls(monkeypatch, "linear_backward")
     gen = ember.Generator().manual_seed(1)
-    x = ember.randn(*x_shape, generator=gen, dtype=dtype)
+    x = ember.randn(x_shape, generator=gen, dtype=dtype)
     w = ember.randn(5, 4, generator=gen, dtype=dtype)
     b = ember.randn(5, generator=gen, dtype=dtype) if bias else None
     upstream = ember.randn(5, *x_shape[:-1], generator=gen, dtype=dtype).mT if len(x_shape) == 2 else None  # non-contiguous

@@ -29,7 +29,7 @@ def test_flip_roll_rot90_match_torch(data):
     dims = _dims(data, ndim, "dims")
     if dims:
         assert_same(t.flip(*dims), torch.flip(to_torch(a), dims))
-    assert_same(ember.flip(t, dims), torch.flip(to_torch(a), dims))  # an empty dims reverses nothing, as torch's
+    assert_same(ember.flip(t, dims), torch.flip(to_torch(a), dims))  # empty dims reverse nothing, as in torch
     if ndim >= 2:
         assert_same(ember.fliplr(t), torch.fliplr(to_torch(a)))
     if ndim >= 1:
@@ -49,6 +49,11 @@ def test_array_api_spellings():
     t = ember.from_numpy(x)
     assert ember.flip(t, axis=(1, 3)).tolist() == np.flip(x, (1, 3)).tolist()
     assert ember.array_api.flip(t).tolist() == np.flip(x).tolist()  # the standard's flip(x) reverses every axis
+    assert ember.flip(t, axis=tuple(range(4))).tolist() == np.flip(x).tolist()
+    # PyTorch's flip needs dims: flip(t) is refused and flip(t, ()) reverses nothing
+    with pytest.raises(TypeError, match=r'flip\(\) missing 1 required positional arguments: "dims"'):
+        ember.flip(t)
+    assert ember.flip(t, ()).tolist() == x.tolist()
     assert ember.roll(t, 1, axis=3).tolist() == np.roll(x, 1, 3).tolist()
 
 
