@@ -46,12 +46,12 @@ def _pointwise_infer(attrs, x, target, *weight):
 
 def _pointwise_loss(name, input, target, reduction, weight, weight_mean="weight_sum", **extra):
     dtype = _dt.promote_types(input._dtype, target._dtype)
+    if name == "l1_loss" and _dt.bool_ in (input._dtype, target._dtype):  # torch's l1 subtracts first, whatever the other dtype
+        raise RuntimeError("l1_loss(): Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
     if not dtype.is_floating_point and not (dtype.is_complex and name == "l1_loss"):
         if name != "l1_loss" or not _is_int(dtype) or weight is not None:
             raise _not_implemented(name, dtype)
-        if input._dtype is _dt.bool_ or target._dtype is _dt.bool_:
-            raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
-                               "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
         if reduction == "mean":
             raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {dtype.name}")
     broadcast_pair(input._shape, target._shape)
@@ -250,6 +250,9 @@ def binary_cross_entropy_with_logits(input, target, weight, size_average, reduce
         raise ValueError(f"Target size ({_size(target._shape)}) must be the same as input size ({_size(input._shape)})")
     dtype = _dt.promote_types(input._dtype, target._dtype)
     _check_floating("binary_cross_entropy_with_logits", dtype)
+    if not (target._dtype.is_floating_point or target._dtype.is_complex):  # torch computes into the target's dtype
+        raise RuntimeError(f"binary_cross_entropy_with_logits(): result type {dtype.name} can't be cast to the desired output type "
+                           f"{target._dtype.name}: the target must have a floating dtype (target.float())")
     inputs = [input, target]
     for arg, t in (("weight", weight), ("pos_weight", pos_weight)):
         if t is not None:

@@ -40,16 +40,17 @@ def named_tuple(name: str, fields: tuple[str, ...]) -> type:
     return cls
 
 
-def reduce_dims(dim, ndim: int) -> tuple[int, ...]:
+def reduce_dims(dim, ndim: int, *, empty_means_all: bool = True) -> tuple[int, ...]:
     """``dim`` (None, or a tuple from the schema's ``IntList?``) as sorted non-negative dims.
 
-    None and ``()`` mean every dimension, as in PyTorch; a 0-d tensor accepts 0 and -1 and
+    None and ``()`` mean every dimension, as in PyTorch's sum and mean; its all and any read
+    ``()`` as no dimension (``empty_means_all=False``). A 0-d tensor accepts 0 and -1 and
     reduces nothing.
 
     >>> reduce_dims(None, 3), reduce_dims((-1, 0), 3), reduce_dims((0,), 0)
     ((0, 1, 2), (0, 2), ())
     """
-    if dim is None or len(dim) == 0:
+    if dim is None or (len(dim) == 0 and empty_means_all):
         return tuple(range(ndim))
     dims = [wrap_dim(d, ndim) for d in dim]
     if ndim == 0:

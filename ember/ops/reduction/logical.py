@@ -37,7 +37,7 @@ declare(
 )
 @functor("All")
 def all_(input, dim, keepdim, out=None):
-    return run(ALL, input, {"dims": reduce_dims(dim, input.ndim), "keepdim": keepdim}, out)
+    return run(ALL, input, {"dims": reduce_dims(dim, input.ndim, empty_means_all=False), "keepdim": keepdim}, out)
 
 
 ANY = reduction_op("any", NUMERIC, _bool_result).tag(sbp=sbp_rules.reduction.local_reduction)
@@ -55,7 +55,7 @@ declare(
 )
 @functor("Any")
 def any_(input, dim, keepdim, out=None):
-    return run(ANY, input, {"dims": reduce_dims(dim, input.ndim), "keepdim": keepdim}, out)
+    return run(ANY, input, {"dims": reduce_dims(dim, input.ndim, empty_means_all=False), "keepdim": keepdim}, out)
 
 
 def _long_result(dtype, requested):

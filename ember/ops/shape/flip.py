@@ -24,7 +24,11 @@ __all__: list[str] = []
 def _flip_dims(dims, axis, ndim: int, op: str) -> tuple:
     if axis is not None:
         dims = axis
+    if dims is None:  # the array API's flip(x) reverses every axis; an empty list reverses none, as torch's
+        return tuple(range(ndim))
     wrapped = tuple(wrap_dim(d, ndim, op, "dims") for d in dims)
+    if ndim == 0:
+        return ()  # a 0-d tensor's dim 0 (or -1) is itself: reversing it changes nothing
     if len(set(wrapped)) != len(wrapped):
         raise RuntimeError(
             f"{op}(): dims has duplicates, original flip dims size={len(wrapped)}, but unique flip dims size={len(set(wrapped))}"

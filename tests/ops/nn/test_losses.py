@@ -37,15 +37,8 @@ pytestmark = TORCH_ADVICE
 
 @needs_torch
 @SETTINGS
-@given(
-    shape=shapes(0, 3, 0, 4),
-    bcast=st.booleans(),
-    dtype=st.sampled_from(FLOATS),
-    reduction=st.sampled_from(["mean", "sum", "none"]),
-    weighted=st.booleans(),
-    noncontig=st.booleans(),
-    param=st.sampled_from([0.0, 0.5, 1.0, 2.0]),
-)
+@given(shape=shapes(0, 3, 0, 4), bcast=st.booleans(), dtype=st.sampled_from(FLOATS), reduction=st.sampled_from(["mean", "sum", "none"]),
+       weighted=st.booleans(), noncontig=st.booleans(), param=st.sampled_from([0.0, 0.5, 1.0, 2.0]))
 def test_pointwise_losses(shape, bcast, dtype, reduction, weighted, noncontig, param):
     rng = seeded(sum(shape))
     x = rng.normal(size=shape).astype(dtype)
@@ -58,39 +51,23 @@ def test_pointwise_losses(shape, bcast, dtype, reduction, weighted, noncontig, p
         warnings.simplefilter("ignore")
         check(ember.mse_loss(e, ey, reduction=reduction, weight=ew), TF.mse_loss(t, ty, reduction=reduction, weight=tw), **tol)
         check(ember.l1_loss(e, ey, reduction=reduction, weight=ew), TF.l1_loss(t, ty, reduction=reduction, weight=tw), **tol)
-        check(
-            ember.smooth_l1_loss(e, ey, reduction=reduction, beta=param),
-            TF.smooth_l1_loss(t, ty, reduction=reduction, beta=param),
-            **tol,
-        )
+        check(ember.smooth_l1_loss(e, ey, reduction=reduction, beta=param), TF.smooth_l1_loss(t, ty, reduction=reduction, beta=param), **tol)
         if param > 0:
-            check(
-                ember.huber_loss(e, ey, reduction=reduction, delta=param, weight=ew),
-                TF.huber_loss(t, ty, reduction=reduction, delta=param, weight=tw),
-                **tol,
-            )
+            check(ember.huber_loss(e, ey, reduction=reduction, delta=param, weight=ew),
+                  TF.huber_loss(t, ty, reduction=reduction, delta=param, weight=tw), **tol)
         lx = torch.log_softmax(t, -1) if t.ndim and t.shape[-1] else t
         el = ember.tensor(lx.numpy())
         for log_target in (False, True):
             tgt = ty if log_target else ty.abs()
             for red in (reduction, "batchmean"):
-                check(
-                    ember.kl_div(el, ember.tensor(tgt.numpy()), reduction=red, log_target=log_target),
-                    TF.kl_div(lx, tgt, reduction=red, log_target=log_target),
-                    **tol,
-                )
+                check(ember.kl_div(el, ember.tensor(tgt.numpy()), reduction=red, log_target=log_target),
+                      TF.kl_div(lx, tgt, reduction=red, log_target=log_target), **tol)
 
 
 @needs_torch
 @SETTINGS
-@given(
-    shape=shapes(0, 3, 0, 4),
-    dtype=st.sampled_from(FLOATS),
-    reduction=st.sampled_from(["mean", "sum", "none"]),
-    weighted=st.booleans(),
-    pos_weighted=st.booleans(),
-    noncontig=st.booleans(),
-)
+@given(shape=shapes(0, 3, 0, 4), dtype=st.sampled_from(FLOATS), reduction=st.sampled_from(["mean", "sum", "none"]),
+       weighted=st.booleans(), pos_weighted=st.booleans(), noncontig=st.booleans())
 def test_binary_cross_entropy(shape, dtype, reduction, weighted, pos_weighted, noncontig):
     rng = seeded(len(shape) + sum(shape))
     logits = (rng.normal(size=shape) * 30).astype(dtype)
@@ -101,23 +78,15 @@ def test_binary_cross_entropy(shape, dtype, reduction, weighted, pos_weighted, n
     ew, tw = make(w) if weighted else (None, None)
     epw, tpw = make(pw) if pos_weighted else (None, None)
     tol = dict(TOL[dtype], equal_nan=True)
-    check(
-        ember.binary_cross_entropy_with_logits(e, et, weight=ew, reduction=reduction, pos_weight=epw),
-        TF.binary_cross_entropy_with_logits(t, tt, weight=tw, reduction=reduction, pos_weight=tpw),
-        **tol,
-    )
+    check(ember.binary_cross_entropy_with_logits(e, et, weight=ew, reduction=reduction, pos_weight=epw),
+          TF.binary_cross_entropy_with_logits(t, tt, weight=tw, reduction=reduction, pos_weight=tpw), **tol)
     probs = torch.sigmoid(t)  # saturates to exactly 0 and 1 for large logits: exercises the log clamp
-    check(
-        ember.binary_cross_entropy(ember.tensor(probs.numpy()), et, weight=ew, reduction=reduction),
-        TF.binary_cross_entropy(probs, tt, weight=tw, reduction=reduction),
-        **tol,
-    )
+    check(ember.binary_cross_entropy(ember.tensor(probs.numpy()), et, weight=ew, reduction=reduction),
+          TF.binary_cross_entropy(probs, tt, weight=tw, reduction=reduction), **tol)
 
 
 def test_regression_loss_errors():
-    with pytest.raises(
-        RuntimeError, match=r"The size of tensor a \(2\) must match the size of tensor b \(3\) at non-singleton dimension 1"
-    ):
+    with pytest.raises(RuntimeError, match=r"The size of tensor a \(2\) must match the size of tensor b \(3\) at non-singleton dimension 1"):
         ember.mse_loss(ember.zeros((3, 2)), ember.zeros(3))
     with pytest.raises(NotImplementedError, match="mse_loss"):
         ember.mse_loss(ember.tensor([1, 2]), ember.tensor([1, 2]))
@@ -127,9 +96,7 @@ def test_regression_loss_errors():
         ember.binary_cross_entropy(ember.full((3,), 0.5), ember.full((2, 3), 0.5))
     with pytest.raises(RuntimeError, match="all elements of input should be between 0 and 1"):
         ember.binary_cross_entropy(ember.full((3,), 2.0), ember.full((3,), 0.5))
-    with pytest.raises(
-        ValueError, match=r"Target size \(ember.Size\(\[2, 3\]\)\) must be the same as input size \(ember.Size\(\[3\]\)\)"
-    ):
+    with pytest.raises(ValueError, match=r"Target size \(ember.Size\(\[2, 3\]\)\) must be the same as input size \(ember.Size\(\[3\]\)\)"):
         ember.binary_cross_entropy_with_logits(ember.zeros(3), ember.zeros((2, 3)))
     with pytest.raises(RuntimeError, match=r"smooth_l1_loss does not support negative values for beta\."):
         ember.smooth_l1_loss(ember.zeros(3), ember.zeros(3), beta=-1.0)
@@ -205,9 +172,7 @@ def test_binary_cross_entropy_with_logits_grad(reduction):
     x, y = leaf((3, 4)), leaf((3, 4), low=0.0, high=1.0)
     w, pw = leaf((4,), low=0.5, high=2.0), leaf((4,), low=0.5, high=2.0)
     gradcheck(lambda a, b: F.binary_cross_entropy_with_logits(a, b, reduction=reduction), (x, y))
-    gradcheck(
-        lambda a, b, c, d: F.binary_cross_entropy_with_logits(a, b, weight=c, pos_weight=d, reduction=reduction), (x, y, w, pw)
-    )
+    gradcheck(lambda a, b, c, d: F.binary_cross_entropy_with_logits(a, b, weight=c, pos_weight=d, reduction=reduction), (x, y, w, pw))
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none", "batchmean"])
@@ -223,26 +188,12 @@ def test_gradients_against_torch():
     w4 = RNG.uniform(0.5, 2, 4)
     cases = [
         (lambda x, y: F.mse_loss(x, y), lambda x, y: TF.mse_loss(x, y), [pair((3, 4)), pair((3, 4))]),
-        (
-            lambda x, y: F.smooth_l1_loss(x, y, beta=0.5),
-            lambda x, y: TF.smooth_l1_loss(x, y, beta=0.5),
-            [pair((3, 4)), pair((3, 4))],
-        ),
-        (
-            lambda x, y: F.binary_cross_entropy_with_logits(x, y, pos_weight=ember.tensor(w4)),
-            lambda x, y: TF.binary_cross_entropy_with_logits(x, y, pos_weight=torch.tensor(w4)),
-            [pair((3, 4)), pair((3, 4), 0, 1)],
-        ),
-        (
-            lambda x, y: F.binary_cross_entropy(x, y),
-            lambda x, y: TF.binary_cross_entropy(x, y),
-            [pair((3, 4), 0.1, 0.9), pair((3, 4), 0, 1)],
-        ),
-        (
-            lambda x, y: F.kl_div(x, y, reduction="batchmean"),
-            lambda x, y: TF.kl_div(x, y, reduction="batchmean"),
-            [pair((3, 4)), pair((3, 4), 0.1, 1)],
-        ),
+        (lambda x, y: F.smooth_l1_loss(x, y, beta=0.5), lambda x, y: TF.smooth_l1_loss(x, y, beta=0.5), [pair((3, 4)), pair((3, 4))]),
+        (lambda x, y: F.binary_cross_entropy_with_logits(x, y, pos_weight=ember.tensor(w4)),
+         lambda x, y: TF.binary_cross_entropy_with_logits(x, y, pos_weight=torch.tensor(w4)), [pair((3, 4)), pair((3, 4), 0, 1)]),
+        (lambda x, y: F.binary_cross_entropy(x, y), lambda x, y: TF.binary_cross_entropy(x, y), [pair((3, 4), 0.1, 0.9), pair((3, 4), 0, 1)]),
+        (lambda x, y: F.kl_div(x, y, reduction="batchmean"), lambda x, y: TF.kl_div(x, y, reduction="batchmean"),
+         [pair((3, 4)), pair((3, 4), 0.1, 1)]),
     ]
     for ember_fn, torch_fn, arrays in cases:
         compare_grads(ember_fn, torch_fn, arrays)
