@@ -257,6 +257,25 @@ def test_ignore_index_may_lie_outside_the_classes():
     assert EF.cross_entropy(x, ember.tensor([-100, 0]), reduction="sum").item() == pytest.approx(np.log(3))
 
 
+MASKED = {
+    "masked_fill": (lambda lib, m: lib.zeros(3).masked_fill(m, 1.0), r"masked_fill\(\): only supports boolean masks"),
+    "masked_scatter": (lambda lib, m: lib.zeros(3).masked_scatter(m, lib.ones(3)), r"masked_scatter\(\): only supports boolean masks"),
+    "masked_select": (lambda lib, m: lib.zeros(3).masked_select(m), r"masked_select\(\): expected BoolTensor for mask"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("dtype", ["int64", "uint8", "float32"])
+@pytest.mark.parametrize("op", MASKED)
+def test_masks_must_be_bool(op, dtype):
+    call, match = MASKED[op]
+    with pytest.raises(RuntimeError, match=match + f".*dtype ember.{dtype}"):
+        call(ember, ember.tensor([1, 0, 0], dtype=getattr(ember, dtype)))
+    if torch is not None:
+        with pytest.raises(RuntimeError):
+            call(torch, torch.tensor([1, 0, 0], dtype=getattr(torch, dtype)))
+    assert call(ember, ember.tensor([True, False, False])).tolist() != []
+
+
 def test_searchsorted_sorter_is_checked():
     seq, values = ember.tensor([1.0, 2.0, 3.0]), ember.tensor([2.0])
     for bad in (-1, 3):
