@@ -235,8 +235,9 @@ declare(
 )
 @functor("TakeAlongDim")
 def take_along_dim(input, indices, dim=None):
-    if dim is None:
+    if dim is None:  # PyTorch's own spelling: a gather over the flattened input (no negatives)
         return gather(FUNCTORS["Reshape"](input, (-1,)), 0, FUNCTORS["Reshape"](indices, (-1,)))
+    check_index_dtype("take_along_dim", indices)
     ndim = len(input._shape)
     if len(indices._shape) != ndim:
         raise RuntimeError(
@@ -249,7 +250,14 @@ def take_along_dim(input, indices, dim=None):
     xs, ids = list(shape), list(shape)
     xs[d], ids[d] = input._shape[d], indices._shape[d]
     expand = FUNCTORS["Expand"]
-    return gather(expand(input, tuple(xs)), d, expand(indices, tuple(ids)))
+    return gather(expand(input, tuple(xs)), d, expand(_count_from_end(indices, input._shape[d]), tuple(ids)))
+
+
+def _count_from_end(indices, size: int):
+    """take_along_dim's negative indices in [-size, 0) count from the end (as PyTorch's); any
+    other index is left for gather to refuse (PyTorch wraps those modulo size, a silent wrong
+    answer ember does not copy)."""
+    return _F().where((indices < 0) & (indices >= -size), indices + size, indices)
 
 
 # -- over the flattened tensor ----------------------------------------------------------------------
@@ -308,7 +316,7 @@ _PUT = OpExpr("put", ("input", "index", "source"), ("out",))
 
 @_PUT.shape_rule
 def _infer_put(attrs, x, index, source):
-    check_index_dtype("put", index)
+    check_index_dtype("put_", index)
     if index.numel() != source.numel():
         raise RuntimeError(
             f"put_(): Expected source and index to have the same number of elements, but got source.numel() = {source.numel()}, "

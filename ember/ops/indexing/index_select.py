@@ -28,8 +28,14 @@ __all__: list[str] = []
 
 def _check_vector_index(op: str, index: Tensor) -> None:
     check_index_dtype(op, index)
-    if len(index._shape) > 1:
-        raise IndexError(f"{op}(): Index is supposed to be a vector, got a tensor of {len(index._shape)} dimensions")
+    ndim = len(index._shape)
+    if ndim <= 1:
+        return
+    if op == "index_fill":  # PyTorch's words and type differ by op
+        raise RuntimeError(f"index_fill(): Index has to be a vector/scalar, got a tensor of {ndim} dimensions")
+    if op == "index_copy":
+        raise IndexError(f"index_copy(): Index should have dimension 1 or 0 (got {ndim})")
+    raise IndexError(f"{op}(): Index is supposed to be a vector, got a tensor of {ndim} dimensions")
 
 
 declare(
@@ -216,7 +222,10 @@ def _index_fill_grad(ctx, g):
 def _index_fill_tensor_grad(ctx, g):
     index = ctx.inputs[1]
     dim = ctx.attrs["dim"]
-    unique_index = from_numpy(np.unique(index._host_array().reshape(-1)).astype(np.int64))
+    index_values = index._host_array().reshape(-1)
+    if g.shape:  # index_fill counts negative indices from the end; index_select takes them as counted
+        index_values = np.where(index_values < 0, index_values + g.shape[wrap_dim(dim, len(g.shape), "index_fill")], index_values)
+    unique_index = from_numpy(np.unique(index_values).astype(np.int64))
     grad_value = _select_source(g, dim, unique_index, (-1,)).sum() if g.shape else g.reshape(())
     value_dtype = ctx.input_meta[2][1]
     return _fill_zero(g, dim, index), None, grad_value if value_dtype is g.dtype else grad_value.to(value_dtype)

@@ -27,8 +27,11 @@ __all__ = ["nonzero"]
 
 
 def _check_mask(op: str, mask: Tensor) -> None:
-    if mask._dtype is not _dt.bool_:
-        raise RuntimeError(f"{op}(): only supports boolean masks, but got mask with dtype {mask._dtype}")
+    if mask._dtype is _dt.bool_:
+        return
+    if op == "masked_select":  # PyTorch words this one differently
+        raise RuntimeError(f"masked_select(): expected BoolTensor for mask, but got mask with dtype {mask._dtype}")
+    raise RuntimeError(f"{op}(): only supports boolean masks, but got mask with dtype {mask._dtype}")
 
 
 declare(

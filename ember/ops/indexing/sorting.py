@@ -294,7 +294,7 @@ def _infer_searchsorted(attrs, seq, x, *sorter):
             raise RuntimeError(
                 f"searchsorted(): boundary and sorter must have the same size, but got boundary tensor {list(seq._shape)} and got sorter tensor {list(s._shape)}"
             )
-        check_index_dtype("searchsorted", s, "sorter")
+        check_index_dtype("searchsorted", s)
     return ((x._shape, _dt.int32 if attrs["out_int32"] else _dt.int64),)
 
 

@@ -48,10 +48,10 @@ def _nll_like(op: OpExpr, name, input, target, weight, ignore_index, reduction, 
         if not target._dtype.is_floating_point:
             raise RuntimeError(f"Expected floating point type for target with class probabilities, got {target._dtype.name}")
     else:
-        if not _is_int(target._dtype):
-            if log_softmax_first and target.ndim == 0 and input.ndim == 1:
+        if target._dtype not in (_dt.int64, _dt.uint8):  # PyTorch's class-index dtypes
+            if log_softmax_first and target.ndim == 0 and input.ndim == 1 and not _is_int(target._dtype):
                 raise RuntimeError(f"Expected floating point type for target with class probabilities, got {target._dtype.name}")
-            raise RuntimeError(f"expected target dtype to be an integer type (class indices), but got {target._dtype.name}")
+            raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target._dtype}")
         if input.ndim == 1:
             if target.ndim != 0:
                 raise RuntimeError(f"Expected target size [], got {list(target._shape)}")

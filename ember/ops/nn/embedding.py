@@ -14,8 +14,8 @@ from ...dispatch.grad_mode import no_grad
 from .. import sbp_rules
 from ..common import functional as _F
 from ..functor import functor
+from ..indexing._common import check_index_dtype
 from ..schema import schema_family
-from ._common import _is_int
 
 declare = schema_family("nn", namespaces=("nn.functional",))
 
@@ -35,13 +35,9 @@ declare(
 def embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse):
     if weight.ndim != 2:
         raise RuntimeError("'weight' must be 2-D")
-    if not _is_int(input._dtype):
-        raise RuntimeError(
-            f"Expected tensor for argument #1 'indices' to have an integer dtype (Long, Int), but got {input._dtype.name} instead "
-            "(while checking arguments for embedding)"
-        )
+    check_index_dtype("embedding", input)
     if padding_idx is not None and not -weight._shape[0] <= padding_idx < weight._shape[0]:
-        raise ValueError("Padding_idx must be within num_embeddings")
+        raise AssertionError("Padding_idx must be within num_embeddings")  # PyTorch's type (an assert there)
     if max_norm is not None:  # as PyTorch: the renormalization is no part of the graph
         attrs = {"max_norm": float(max_norm), "norm_type": float(norm_type)}
         with no_grad():
@@ -96,8 +92,8 @@ declare(
 )
 @functor("OneHot")
 def one_hot(tensor, num_classes):
-    if not _is_int(tensor._dtype):
-        raise RuntimeError(f"one_hot is only applicable to index tensor of integer type (LongTensor), but got {tensor._dtype.name}")
+    if tensor._dtype is not _dt.int64:
+        raise RuntimeError(f"one_hot is only applicable to index tensor of type LongTensor, but got {tensor._dtype}.")
     if num_classes == -1:
         if tensor.numel() == 0:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")

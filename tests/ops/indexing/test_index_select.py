@@ -47,9 +47,9 @@ def test_index_select_add_copy_fill_match_torch(data):
 
 def test_out_of_bounds_indices_raise_index_error_never_wrap():
     t = ember.zeros(3, 4)
-    with pytest.raises(IndexError, match=r"index 3 is out of bounds for dimension 0 with size 3"):
+    with pytest.raises(IndexError, match=r"index out of range in self \(index 3 for dimension 0 with size 3\)"):
         t.index_select(0, ember.tensor([3]))
-    with pytest.raises(IndexError, match=r"index 3 is out of bounds for dimension 0 with size 3"):
+    with pytest.raises(IndexError, match=r"index out of range in self \(index 3 for dimension 0 with size 3\)"):
         t.index_add_(0, ember.tensor([3]), ember.ones(1, 4))
     assert t.tolist() == [[0.0] * 4] * 3  # nothing was written
 
@@ -59,7 +59,7 @@ def test_index_select_takes_every_dtype_like_numpy(dtype):
     x = values((3, 4), dtype)
     v = x[::-1, 1:]  # non-contiguous
     t = ember.from_numpy(v)
-    index = np.array([2, 0, -1])
+    index = np.array([2, 0, 2])  # no negatives: index_select refuses them, as PyTorch
     assert_same(t.index_select(1, ember.from_numpy(index)), np.take(v, index, axis=1))
 
 

@@ -1,10 +1,10 @@
-"""What the indexing kernels share: the bounds check every index goes through before NumPy sees
-it (out-of-bounds indices raise ``IndexError`` with PyTorch's message: never wrap around, never
-read outside memory; negative ones count from the end), and the small conversions around it.
+"""What the indexing kernels share: the key of advanced indexing (its indices checked) and the
+small conversions around the checked indices. Every index goes through its op's range check
+(``ember.ops.indexing._common.check_index_range``) before NumPy sees it: never wrap around,
+never read outside memory.
 
 >>> import numpy as np
->>> check_bounds(np.array([0, -3]), 3, 0)
->>> check_bounds(np.array([3]), 3, 1)
+>>> index_key(np.zeros((2, 3)), (1,), (np.array([3]),))
 Traceback (most recent call last):
 IndexError: index 3 is out of bounds for dimension 1 with size 3
 """
@@ -13,20 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["as_intp", "at_least_1d", "check_bounds", "copy_input", "index_key", "real_part_for", "same_memory"]
+from ....ops.indexing._common import check_index_range
 
-OUT_OF_BOUNDS = "index {index} is out of bounds for dimension {dim} with size {size}"
-
-
-def check_bounds(idx: np.ndarray, size: int, dim: int = 0, message: str = OUT_OF_BOUNDS) -> None:
-    """Refuse any index outside [-size, size) with ``message`` (formatted with the first bad
-    ``index``, ``dim`` and ``size``): by default ``index 5 is out of bounds for dimension 0 with size 3``."""
-    if idx.size == 0:
-        return
-    lo, hi = idx.min(), idx.max()
-    if lo < -size or hi >= size:
-        bad = int(hi) if hi >= size else int(lo)
-        raise IndexError(message.format(index=bad, dim=dim, size=size))
+__all__ = ["as_intp", "at_least_1d", "copy_input", "index_key", "real_part_for", "same_memory"]
 
 
 def as_intp(idx: np.ndarray) -> np.ndarray:
@@ -45,7 +34,7 @@ def index_key(x: np.ndarray, dims: tuple, indices: tuple) -> tuple:
     """The NumPy key of the index/index_put primitives: each index array at its dim (checked)."""
     key = [slice(None)] * x.ndim
     for d, idx in zip(dims, indices, strict=True):
-        check_bounds(idx, x.shape[d], d)
+        check_index_range("index", idx, x.shape[d], d)
         key[d] = as_intp(idx)
     return tuple(key)
 

@@ -5,10 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ....dispatch.opexpr import register_kernel
-from ._common import as_intp, at_least_1d, check_bounds, copy_input
-
-# take and put count positions in the flattened tensor: PyTorch words their bounds error so
-_FLAT_OUT_OF_RANGE = "{op}(): out of range: tried to access index {{index}} on a tensor of {{size}} elements."
+from ....ops.indexing._common import check_index_range
+from ._common import as_intp, at_least_1d, copy_input
 
 
 def _along_key(index: np.ndarray, dim: int) -> tuple:
@@ -29,7 +27,7 @@ def gather(outs, ins, attrs):
     if index.size == 0:
         return
     d = attrs["dim"] % x.ndim
-    check_bounds(index, x.shape[d], d)
+    check_index_range("gather", index, x.shape[d], d)
     np.copyto(outs[0].reshape(index.shape), x[_along_key(index, d)])
 
 
@@ -62,7 +60,7 @@ def _scatter_into(out: np.ndarray, index: np.ndarray, src, attrs) -> None:
     if index.size == 0:
         return
     d = attrs["dim"] % o.ndim
-    check_bounds(index, o.shape[d], d)
+    check_index_range(attrs.get("op", "scatter"), index, o.shape[d], d)
     key = _along_key(index, d)
     if isinstance(src, np.ndarray):
         src = at_least_1d(src)[tuple(slice(0, n) for n in index.shape)]
@@ -106,9 +104,8 @@ def take(outs, ins, attrs):
     if index.size == 0:
         return
     flat = x.reshape(-1)
-    check_bounds(index, flat.size, message=_FLAT_OUT_OF_RANGE.format(op="take"))
-    if index.size:
-        np.copyto(outs[0], flat[as_intp(index)])
+    check_index_range("take", index, flat.size)
+    np.copyto(outs[0], flat[as_intp(index)])
 
 
 @register_kernel("put")
@@ -119,7 +116,7 @@ def put(outs, ins, attrs):
     o = at_least_1d(out)
     n = o.size
     index = as_intp(index.reshape(-1))
-    check_bounds(index, n, message=_FLAT_OUT_OF_RANGE.format(op="put_"))
+    check_index_range("put_", index, n)
     if index.size == 0:
         return
     key = np.unravel_index(np.where(index < 0, index + n, index), o.shape)

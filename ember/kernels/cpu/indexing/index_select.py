@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from ....dispatch.opexpr import register_kernel
-from ._common import as_intp, at_least_1d, check_bounds, copy_input, real_part_for
+from ....ops.indexing._common import check_index_range
+from ._common import as_intp, at_least_1d, copy_input, real_part_for
 
 
 @register_kernel("index_select")
@@ -15,13 +16,13 @@ def index_select(outs, ins, attrs):
     out = outs[0]
     index = index.reshape(-1)
     if x.ndim == 0:
-        check_bounds(index, 1, 0)
+        check_index_range("index_select", index, 1, 0)
         np.copyto(out, x)
         return
     d = attrs["dim"] % x.ndim
-    check_bounds(index, x.shape[d], d)
+    check_index_range("index_select", index, x.shape[d], d)
     if out.size:
-        np.copyto(out, np.take(x, as_intp(index), axis=d, mode="wrap"))
+        np.copyto(out, np.take(x, as_intp(index), axis=d))
 
 
 def _dim_first(a: np.ndarray, dim: int) -> tuple[np.ndarray, int]:
@@ -37,7 +38,7 @@ def index_add(outs, ins, attrs):
     copy_input(out, x)
     o, d = _dim_first(out, attrs["dim"])
     index = index.reshape(-1)
-    check_bounds(index, o.shape[0], d)
+    check_index_range("index_add", index, o.shape[0], d)
     s, _ = _dim_first(source, attrs["dim"])
     alpha = attrs["alpha"]
     if alpha != 1:
@@ -52,7 +53,7 @@ def index_copy(outs, ins, attrs):
     copy_input(out, x)
     o, d = _dim_first(out, attrs["dim"])
     index = index.reshape(-1)
-    check_bounds(index, o.shape[0], d)
+    check_index_range("index_copy", index, o.shape[0], d)
     o[as_intp(index)] = _dim_first(source, attrs["dim"])[0]
 
 
@@ -62,7 +63,7 @@ def _index_fill(outs, ins, attrs, value):
     copy_input(out, x)
     o, d = _dim_first(out, attrs["dim"])
     index = index.reshape(-1)
-    check_bounds(index, o.shape[0], d)
+    check_index_range("index_fill", index, o.shape[0], d)
     o[as_intp(index)] = value
 
 

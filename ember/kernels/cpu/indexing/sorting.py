@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from ....dispatch.opexpr import register_kernel
-from ._common import as_intp, check_bounds
+from ....ops.indexing._common import check_index_range
+from ._common import as_intp
 
 
 def _sort_key(x: np.ndarray) -> np.ndarray:
@@ -135,8 +136,8 @@ def searchsorted(outs, ins, attrs):
     out = outs[0]
     if len(ins) == 3:
         sorter = ins[2]
-        check_bounds(sorter, seq.shape[-1], seq.ndim - 1)
-        seq = np.take_along_axis(seq, as_intp(sorter) % max(seq.shape[-1], 1), -1)
+        check_index_range("searchsorted", sorter, seq.shape[-1], seq.ndim - 1)
+        seq = np.take_along_axis(seq, as_intp(sorter), -1)
     seq, x = _comparable(seq, x)
     side = "right" if attrs["right"] else "left"
     if seq.ndim == 1:

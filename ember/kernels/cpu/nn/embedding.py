@@ -7,14 +7,14 @@ from __future__ import annotations
 import numpy as np
 
 from ....dispatch.opexpr import register_kernel
+from ....ops.indexing._common import check_index_range
 from ..common import compute_dtype
 
 
 @register_kernel("embedding")
 def _embedding(outs, ins, attrs):
     weight, idx = ins
-    if idx.size and (idx.min() < 0 or idx.max() >= weight.shape[0]):
-        raise IndexError("index out of range in self")
+    check_index_range("embedding", idx, weight.shape[0])
     np.take(weight, idx, axis=0, out=outs[0], mode="clip")
 
 
@@ -23,8 +23,7 @@ def _embedding_renorm(outs, ins, attrs):
     weight, idx = outs[0], ins[1]
     if idx.size == 0:
         return
-    if idx.min() < 0 or idx.max() >= weight.shape[0]:
-        raise IndexError("index out of range in self")
+    check_index_range("embedding", idx, weight.shape[0])
     rows = np.unique(idx)
     ct = compute_dtype(weight.dtype)
     sel = weight[rows].astype(ct)
@@ -39,10 +38,11 @@ def _one_hot(outs, ins, attrs):
     out, idx = outs[0], ins[0]
     n = out.shape[-1]
     if idx.size:
-        if idx.min() < 0:
-            raise RuntimeError("Class values must be non-negative.")
-        if idx.max() >= n:
-            raise RuntimeError("Class values must be smaller than num_classes.")
+        lo, hi = int(idx.min()), int(idx.max())
+        if lo < 0:
+            raise RuntimeError(f"Class values must be non-negative. (one_hot() got {lo})")
+        if hi >= n:
+            raise RuntimeError(f"Class values must be smaller than num_classes. (one_hot() got {hi} with num_classes={n})")
     out[...] = 0
     if idx.size:
         flat = out.reshape(-1, n)
