@@ -12,6 +12,26 @@ def is_array(x: object) -> bool:
     return isinstance(x, Tensor)
 
 
+def standard_pair(x1, x2):
+    """Two arrays promoted by the standard's rule, where it differs from ember's operators.
+
+    ember's ops follow PyTorch, where a 0-d tensor next to a dimensioned one of the same
+    category does not raise the result dtype (``float32`` with a 0-d ``float64`` is float32);
+    the standard promotes every array alike (float64). Only that case is cast, so the common
+    call costs a dtype comparison.
+    """
+    dtype1 = x1.dtype
+    dtype2 = x2.dtype
+    if dtype1 is dtype2 or (x1.ndim == 0) is (x2.ndim == 0):
+        return x1, x2
+    dtype = _dt.array_api_result_type(dtype1, dtype2)
+    if dtype1 is not dtype:
+        x1 = x1.to(dtype)
+    if dtype2 is not dtype:
+        x2 = x2.to(dtype)
+    return x1, x2
+
+
 def normalize_axes(axis, ndim: int, op: str) -> tuple[int, ...]:
     """``axis`` (None, an int or a tuple) as non-negative axes in the given order; None is all."""
     if axis is None:
