@@ -5,6 +5,7 @@ from __future__ import annotations
 from .._core import dtype as _dt
 from .._core.shape import wrap_dim
 from .._core.tensor import Tensor
+from ..ops.functional import FUNCTIONS as _F
 
 
 def is_array(x: object) -> bool:
@@ -24,11 +25,11 @@ def standard_pair(x1, x2):
     dtype2 = x2.dtype
     if dtype1 is dtype2 or (x1.ndim == 0) is (x2.ndim == 0):
         return x1, x2
-    dtype = _dt.array_api_result_type(dtype1, dtype2)
+    dtype = _dt.promote_types(dtype1, dtype2)  # the standard's table, as array_api_result_type
     if dtype1 is not dtype:
-        x1 = x1.to(dtype)
+        x1 = _F["astype"](x1, dtype)
     if dtype2 is not dtype:
-        x2 = x2.to(dtype)
+        x2 = _F["astype"](x2, dtype)
     return x1, x2
 
 
