@@ -197,19 +197,20 @@ def test_in_place_and_out_follow_the_result_dtype():
         i += ember.tensor(2.5, dtype=ember.float64)  # a higher category: float64, as in torch
 
 
-def test_values_are_computed_wide_and_stored_in_the_result_dtype():
-    # The kernels compute in the dtype of every operand (they see broadcast views, whose rank
-    # says nothing of the operand's) and store into the result's dtype: integer arithmetic
-    # wraps as PyTorch's does; a comparison with an out-of-range 0-d integer is exact, where
-    # PyTorch first wraps 2**40 + 5 into int32 (5) and answers [True, False].
+def test_kernels_compute_in_the_result_dtype():
+    # PyTorch casts the 0-d operand to the common dtype first: 2**40 + 5 wraps to 5 in int32,
+    # an int8 -1 next to uint8 tensors is 255
     big = ember.tensor(2**40 + 5)
     small = ember.tensor([1, 7], dtype=ember.int32)
     assert (small + big).dtype is ember.int32
     assert (small + big).tolist() == [6, 12]
-    assert (small < big).tolist() == [True, True]
+    assert (small < big).tolist() == [True, False]
+    shifted = ember.bitwise_right_shift(ember.tensor(-1, dtype=ember.int8), ember.tensor([5], dtype=ember.uint8))
+    assert shifted.dtype is ember.uint8 and shifted.tolist() == [7]
     if torch is not None:
         tb, ts = torch.tensor(2**40 + 5), torch.tensor([1, 7], dtype=torch.int32)
         assert (ts + tb).tolist() == (small + big).tolist()
+        assert (ts < tb).tolist() == (small < big).tolist()
 
 
 def test_gradients_keep_each_inputs_dtype():
