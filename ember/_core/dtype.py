@@ -385,16 +385,17 @@ def _weak_dtype(rank: "builtins.int") -> DType:
     return (bool_, int64, _default_float, get_default_complex_dtype())[rank]
 
 
-def result_type(*arrays_and_dtypes: object) -> DType:
-    """The dtype of an operation on these tensors, arrays, dtypes and Python scalars.
+def array_api_result_type(*arrays_and_dtypes: object) -> DType:
+    """The array API's ``result_type``: the dtype of an operation on these arrays, dtypes
+    and Python scalars.
 
-    Tensors, arrays and dtypes are promoted with `promote_types` whatever their shape.
-    Python scalars only lift the result to a higher category (PyTorch's rule): an int
+    Arrays and dtypes are promoted with `promote_types` whatever their shape (a 0-d array
+    counts as any other). Python scalars only lift the result to a higher category: an int
     becomes int64 only next to bool, a float the default dtype next to an integer, and a
     complex the complex type of a floating operand's precision.
 
-    >>> result_type(int8, 1000), result_type(int32, 2.5), result_type(float64, 1j)
-    (ember.int8, ember.float32, ember.complex128)
+    >>> array_api_result_type(int8, 1000), array_api_result_type(int32, 2.5)
+    (ember.int8, ember.float32)
     """
     if not arrays_and_dtypes:
         raise TypeError("result_type(): expected at least one tensor, array, dtype or "
@@ -420,6 +421,100 @@ def result_type(*arrays_and_dtypes: object) -> DType:
     if weak_rank == 3 and result.is_floating_point:
         return result.to_complex()
     return promote_types(result, _weak_dtype(weak_rank))
+
+
+# PyTorch's promotion among operands of different ranks. The operands fall in three groups:
+# dimensioned tensors, 0-d tensors, Python scalars. A lower group only counts when its
+# category (bool < integer < floating < complex) is above the result of the groups over it;
+# then a 0-d tensor brings its own dtype, a Python scalar its category's default. Without a
+# dimensioned tensor, the 0-d ones lead. ``ember.array_api`` keeps the standard's rule
+# (``result_type``: every array counts, whatever its rank).
+def _over(higher: "DType | None", lower: "DType | None") -> "DType | None":
+    """Group ``higher``'s result, lifted by the group under it where that is of a higher category."""
+    if lower is None:
+        return higher
+    if higher is None:
+        return lower
+    if higher is string or lower is string:
+        return _join([higher, lower], "result_type")
+    if _KIND_RANK[lower.kind] <= _KIND_RANK[higher.kind]:
+        return higher
+    if lower.is_complex and higher.is_floating_point:
+        return higher.to_complex()  # float32 next to a complex128 0-d tensor: complex64
+    return lower
+
+
+def promote_groups(dimensioned: "list[DType]", zero_dim: "list[DType]", scalars: tuple = (),
+                   op: str = "result_type") -> DType:
+    """PyTorch's result dtype of tensors of these dtypes, dimensioned or 0-d, and Python scalars.
+
+    >>> promote_groups([float32], [float64]), promote_groups([int32], [float64])
+    (ember.float32, ember.float64)
+    >>> promote_groups([], [int32, int64], (2.5,))
+    ember.float32
+    """
+    high = _join(dimensioned, op) if dimensioned else None
+    low = _join(zero_dim, op) if zero_dim else None
+    weak_rank = -1
+    for s in scalars:
+        rank = _scalar_rank(s)
+        if rank is None:
+            raise TypeError(f"{op}(): expected a Python scalar, got {type(s).__name__}")
+        weak_rank = max(weak_rank, rank)
+    if weak_rank >= 0:
+        if low is string or high is string:
+            raise TypeError(f"{op}(): a string dtype cannot be combined with a "
+                            f"Python {('bool', 'int', 'float', 'complex')[weak_rank]} scalar")
+        low = _over(low, _weak_dtype(weak_rank))
+    if high is None and low is None:
+        raise TypeError(f"{op}(): expected at least one tensor or scalar, got none")
+    return _over(high, low)
+
+
+def is_zero_dim(t: object) -> bool:
+    """Whether a tensor (or a tensor's meta) is 0-d for promotion. A graph tensor of unknown
+    rank (``_rank_known`` False) counts as dimensioned."""
+    return not t._shape and getattr(t, "_rank_known", True)
+
+
+def result_type_of(tensors: tuple, scalars: tuple = (), op: str = "result_type") -> DType:
+    """PyTorch's result dtype of an op on ``tensors`` (tensors or their metas: anything with
+    ``_shape`` and ``_dtype``) and Python ``scalars``: a 0-d tensor lifts the result only to a
+    higher category. Inference rules call it; they are cached per shapes and dtypes.
+    """
+    dims = []
+    zeros = []
+    for t in tensors:
+        (zeros if is_zero_dim(t) else dims).append(t._dtype)
+    return promote_groups(dims, zeros, scalars, op)
+
+
+def result_type(*arrays_and_dtypes: object) -> DType:
+    """PyTorch's ``result_type``: the dtype of an operation on these tensors, arrays, dtypes
+    and Python scalars.
+
+    Dimensioned tensors, arrays and dtypes are promoted with `promote_types`. A 0-d tensor
+    and a Python scalar only lift the result to a higher category (bool < integer < floating
+    < complex); then a 0-d tensor brings its dtype, a scalar its category's default (int64,
+    the default float, the complex type of a floating operand's precision).
+
+    >>> result_type(int8, 1000), result_type(int32, 2.5), result_type(float64, 1j)
+    (ember.int8, ember.float32, ember.complex128)
+    """
+    if not arrays_and_dtypes:
+        raise TypeError("result_type(): expected at least one tensor, array, dtype or "
+                        "scalar, got none")
+    dims = []
+    zeros = []
+    scalars = []
+    for i, x in enumerate(arrays_and_dtypes):
+        if _scalar_rank(x) is not None:
+            scalars.append(x)
+        elif hasattr(x, "_shape") and is_zero_dim(x):
+            zeros.append(x._dtype)
+        else:
+            dims.append(_dtype_of(x, "result_type", f"arrays_and_dtypes[{i}]"))
+    return promote_groups(dims, zeros, tuple(scalars))
 
 
 def can_cast(from_: object, to: object) -> bool:
@@ -558,12 +653,13 @@ def iinfo(type: object) -> IInfo:  # noqa: A002
 # `float` and `int` (aliases of float32 and int32) stay out: a star import would shadow
 # the importer's builtins.
 __all__ = [
-    "ALL_DTYPES", "DType", "FInfo", "IInfo", "as_dtype", "bfloat16", "bool_", "can_cast",
-    "cdouble", "cfloat", "complex64", "complex128", "default_dtype", "double", "finfo",
-    "float16", "float32", "float64", "from_numpy_dtype", "get_default_complex_dtype",
-    "get_default_dtype", "half", "iinfo", "int8", "int16", "int32", "int64", "isdtype",
-    "long", "promote_types", "result_type", "set_default_dtype", "short", "string",
-    "uint8", "uint16", "uint32", "uint64",
+    "ALL_DTYPES", "DType", "FInfo", "IInfo", "array_api_result_type", "as_dtype", "bfloat16",
+    "bool_", "can_cast", "cdouble", "cfloat", "complex64", "complex128", "default_dtype",
+    "double", "finfo", "float16", "float32", "float64", "from_numpy_dtype",
+    "get_default_complex_dtype", "get_default_dtype", "half", "iinfo", "int8", "int16", "int32",
+    "int64", "is_zero_dim", "isdtype", "long", "promote_groups", "promote_types", "result_type",
+    "result_type_of", "set_default_dtype", "short", "string", "uint8", "uint16", "uint32",
+    "uint64",
 ]
 
 # PyTorch's aliases. `float` and `int` shadow the builtins in this module from here on,

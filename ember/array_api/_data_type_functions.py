@@ -18,4 +18,4 @@ can_cast = _dt.can_cast
 finfo = _dt.finfo
 iinfo = _dt.iinfo
 isdtype = _dt.isdtype
-result_type = _dt.result_type
+result_type = _dt.array_api_result_type

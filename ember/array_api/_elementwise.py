@@ -1,7 +1,8 @@
 # ruff: noqa: A001 - the standard names its functions abs, pow, round...
 """Element-wise functions: ember's own where they match, adapters for Python scalars and for clip/round/sign.
 
-The standard lets a Python scalar stand on either side of a binary function (2025.12), compares
+The standard lets a Python scalar stand on either side of a binary function (2025.12), promotes a
+0-d array as any other (ember's operators, as PyTorch's, let it lift only the category), compares
 elementwise with ``equal`` (``ember.equal`` is PyTorch's one-bool ``torch.equal``), keeps the
 dtype of ``x`` in ``clip`` and rounds and signs complex numbers.
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from .._core import dtype as _dt
 from ..ops.functional import FUNCTIONS as _F
-from ._helpers import is_array
+from ._helpers import is_array, standard_pair
 
 # Generated functions whose signature and semantics already match the standard's.
 _SAME = (
@@ -69,13 +70,16 @@ def _scalar_operands(op: str, x1, x2):
     """The standard lets a Python scalar stand on either side (2025.12): make it a 0-d tensor.
 
     Its dtype is the one the weak-scalar promotion gives against the other operand, so
-    ``add(1, x)`` has the dtype of ``add(x, 1)``.
+    ``add(1, x)`` has the dtype of ``add(x, 1)``. Two arrays promote by the standard's rule
+    (a 0-d array counts as any other), not by ember's operators' PyTorch rule.
     """
     if is_array(x1):
+        if is_array(x2):
+            return standard_pair(x1, x2)
         return x1, x2
     if not is_array(x2):
         raise TypeError(f"{op}(): expected at least one of x1 and x2 to be an array, got {type(x1).__name__} and {type(x2).__name__}")
-    return _F["asarray"](x1, dtype=_dt.result_type(x1, x2), device=x2.device), x2
+    return _F["asarray"](x1, dtype=_dt.array_api_result_type(x1, x2), device=x2.device), x2
 
 
 def _binary(name: str, target: str | None = None):
@@ -130,7 +134,7 @@ def clip(x, /, min=None, max=None):  # noqa: A002 - the standard's parameter nam
     if min is None and max is None:
         return _F["clone"](x)
     if is_array(min) or is_array(max):  # ember's clip takes two scalars or two tensors
-        min, max = (b if b is None or is_array(b) else _F["asarray"](b, dtype=_dt.result_type(x, b), device=x.device) for b in (min, max))
+        min, max = (b if b is None or is_array(b) else _F["asarray"](b, dtype=_dt.array_api_result_type(x, b), device=x.device) for b in (min, max))
     out = _F["clip"](x, min, max)
     return out if out.dtype == x.dtype else _F["astype"](out, x.dtype)
 

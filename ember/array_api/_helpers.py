@@ -5,11 +5,32 @@ from __future__ import annotations
 from .._core import dtype as _dt
 from .._core.shape import wrap_dim
 from .._core.tensor import Tensor
+from ..ops.functional import FUNCTIONS as _F
 
 
 def is_array(x: object) -> bool:
     """Whether ``x`` is an array of this namespace (an ember tensor) rather than a Python scalar."""
     return isinstance(x, Tensor)
+
+
+def standard_pair(x1, x2):
+    """Two arrays promoted by the standard's rule, where it differs from ember's operators.
+
+    ember's ops follow PyTorch, where a 0-d tensor next to a dimensioned one of the same
+    category does not raise the result dtype (``float32`` with a 0-d ``float64`` is float32);
+    the standard promotes every array alike (float64). Only that case is cast, so the common
+    call costs a dtype comparison.
+    """
+    dtype1 = x1.dtype
+    dtype2 = x2.dtype
+    if dtype1 is dtype2 or (x1.ndim == 0) is (x2.ndim == 0):
+        return x1, x2
+    dtype = _dt.promote_types(dtype1, dtype2)  # the standard's table, as array_api_result_type
+    if dtype1 is not dtype:
+        x1 = _F["astype"](x1, dtype)
+    if dtype2 is not dtype:
+        x2 = _F["astype"](x2, dtype)
+    return x1, x2
 
 
 def normalize_axes(axis, ndim: int, op: str) -> tuple[int, ...]:

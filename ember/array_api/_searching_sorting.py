@@ -18,14 +18,21 @@ from .._core import dtype as _dt
 from .._core.dtype import bool_, int64
 from .._core.tensor import Tensor
 from ..ops.functional import FUNCTIONS as _F
-from ._helpers import is_array, no_axes, normalize_axes
+from ._helpers import is_array, no_axes, normalize_axes, standard_pair
 
 # Generated functions whose signature and semantics already match the standard's.
-_SAME = ("argmax", "argmin", "searchsorted", "where")
+_SAME = ("argmax", "argmin", "searchsorted")
 argmax = _F["argmax"]
 argmin = _F["argmin"]
 searchsorted = _F["searchsorted"]
-where = _F["where"]
+
+
+def where(condition, x1, x2, /):
+    """``x1`` where ``condition``, ``x2`` elsewhere; two arrays promote by the standard's rule
+    (a 0-d one as any other), Python scalars are weak."""
+    if is_array(x1) and is_array(x2):
+        x1, x2 = standard_pair(x1, x2)
+    return _F["where"](condition, x1, x2)
 
 
 # --------------------------------------------------------------------------------------------
@@ -120,7 +127,7 @@ def isin(x1, x2, /, *, invert=False):
     """Whether each element of ``x1`` equals some element of ``x2`` (``not`` that with ``invert``)."""
     if not is_array(x1) and not is_array(x2):
         raise TypeError(f"isin(): expected at least one of x1 and x2 to be an array, got {type(x1).__name__} and {type(x2).__name__}")
-    dtype = _dt.result_type(x1, x2)
+    dtype = _dt.array_api_result_type(x1, x2)
     dev = x1.device if is_array(x1) else x2.device
     a = _F["asarray"](x1, dtype=dtype, device=dev)
     b = _F["reshape"](_F["asarray"](x2, dtype=dtype, device=dev), (-1,))

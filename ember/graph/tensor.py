@@ -76,6 +76,11 @@ class GraphTensor(Tensor):
         self.grad = None
         self.grad_fn = None
 
+    @property
+    def _rank_known(self) -> bool:
+        # promotion counts a tensor of unknown rank as dimensioned, never as 0-d
+        return self._static.rank is not None
+
     # -- TensorFlow's attributes ------------------------------------------------------
 
     @property

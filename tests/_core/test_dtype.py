@@ -24,11 +24,12 @@ def _restore_default_dtype():
 
 
 class FakeTensor:
-    """Anything with a DType `.dtype` counts as a tensor for result_type."""
+    """Anything with a DType `.dtype` counts as a tensor for result_type; a tensor's `_shape`
+    and `_dtype` tell it whether it is 0-d."""
 
     def __init__(self, dtype, shape=(2,)):
-        self.dtype = dtype
-        self.shape = shape
+        self.dtype = self._dtype = dtype
+        self.shape = self._shape = shape
 
 
 # ----------------------------------------------------------------------- the table
@@ -395,8 +396,11 @@ def test_result_type_weak_scalars():
 
 
 def test_result_type_strong_inputs():
-    # 0-d tensors, NumPy arrays and NumPy scalars are all strong (array API rule).
-    assert D.result_type(FakeTensor(D.int8), FakeTensor(D.int32, shape=())) is D.int32
+    # NumPy arrays and NumPy scalars are strong; a 0-d tensor lifts only the category (PyTorch),
+    # except in the array API's result_type, where every array counts.
+    assert D.result_type(FakeTensor(D.int8), FakeTensor(D.int32, shape=())) is D.int8
+    assert D.result_type(FakeTensor(D.int8), FakeTensor(D.float64, shape=())) is D.float64
+    assert D.array_api_result_type(FakeTensor(D.int8), FakeTensor(D.int32, shape=())) is D.int32
     assert D.result_type(np.zeros(3, np.int8), D.uint8) is D.int16
     assert D.result_type(D.float32, np.float64(1.0)) is D.float64
     assert D.result_type(D.float32, np.dtype("float64")) is D.float64
@@ -508,14 +512,15 @@ def test_result_type_with_scalars_against_torch(default):
         torch.set_default_dtype(torch_default)
 
 
-def test_zero_dim_tensors_are_strong_unlike_torch():
-    # torch lets a 0-d tensor count less than a dimensioned one of the same category;
-    # ember follows the array API and promotes by dtype alone.
+def test_zero_dim_tensors_are_weak_as_in_torch():
+    # a 0-d tensor counts less than a dimensioned one of the same category (PyTorch); the array
+    # API's result_type promotes by dtype alone.
     torch = require_torch()
     one_d = torch.zeros(2, dtype=torch.int8)
     zero_d = torch.tensor(1, dtype=torch.int32)
     assert torch.result_type(one_d, zero_d) == torch.int8
-    assert D.result_type(FakeTensor(D.int8), FakeTensor(D.int32, shape=())) is D.int32
+    assert D.result_type(FakeTensor(D.int8), FakeTensor(D.int32, shape=())) is D.int8
+    assert D.array_api_result_type(FakeTensor(D.int8), FakeTensor(D.int32, shape=())) is D.int32
 
 
 # --------------------------------------------------------------------- can_cast

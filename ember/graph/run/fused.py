@@ -423,8 +423,10 @@ class FusedProgram:
             if len(self._plans) >= _PLAN_CACHE_LIMIT:
                 self._plans.clear()
             self._plans[key] = plan
+        # a 0-d operand stays 0-d: the kernels promote it as eager mode does (weak next to a tensor)
         views = [
-            as_strided(a, plan.shape, s, writeable=w) for a, s, w in zip(arrays, plan.strides, self._operand_writes, strict=True)
+            as_strided(a, plan.shape, s, writeable=w) if a.ndim else a
+            for a, s, w in zip(arrays, plan.strides, self._operand_writes, strict=True)
         ]
         chunks = plan.chunks
         workers = min(self.threads, len(chunks))
@@ -450,7 +452,7 @@ class FusedProgram:
     def _run_chunk_range(self, views: list, chunks: list, scratch: _Scratch) -> None:
         run = self._run_main
         for index, shape in chunks:
-            frame = [v[index] for v in views]
+            frame = [v[index] if v.ndim else v for v in views]
             frame += scratch.views(shape)
             run(frame)
 

@@ -55,7 +55,7 @@ _add_alpha = OpExpr("add_alpha", ("input", "other"), ("out",)).tag(sbp=sbp_rules
 
 @_add_alpha.shape_rule
 def _infer_add_alpha(attrs, a, b):
-    dtype = _dt.promote_types(a._dtype, b._dtype)
+    dtype = _dt.result_type_of((a, b), op="add")
     check_pair("add", a._dtype, b._dtype, dtype, ALL)
     _check_alpha(attrs, dtype)
     return ((broadcast_pair(a._shape, b._shape), dtype),)
@@ -160,7 +160,7 @@ def _sub_functor(input, other, alpha=1, out=None):
             return dispatch(_sub, (input, other))[0]
         return dispatch(_sub, (input, other), NO_ATTRS, (out,))[0]
     _check_sub(NO_ATTRS, input._dtype, other._dtype, None)
-    _check_alpha({"alpha": alpha}, _dt.promote_types(input._dtype, other._dtype))
+    _check_alpha({"alpha": alpha}, _dt.result_type_of((input, other), op="sub"))
     return dispatch(_add_alpha, (input, other), {"alpha": -alpha}, None if out is None else (out,))[0]
 
 

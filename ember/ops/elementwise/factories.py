@@ -4,9 +4,10 @@ helpers every elementwise derivative is written with.
 ``unary`` makes a one-input primitive and its functors; ``binary`` a tensor-tensor primitive
 and a tensor-scalar one (a Python scalar is weak in promotion and travels as an attribute, not
 as a tensor). The inference rule checks the dtype (it is cached, so the check costs nothing on
-a repeated call) and gives the result dtype: promotion of the inputs (``result_type``, Python
-scalars weak), then the op's own rule (``kinds.to_float`` for ``sqrt``, ``kinds.to_bool`` for
-comparisons). Every primitive lands in ``UNARY_OPS`` or ``BINARY_OPS`` by name.
+a repeated call) and gives the result dtype: PyTorch's promotion of the inputs
+(``result_type_of``: Python scalars and 0-d tensors weak next to dimensioned tensors), then
+the op's own rule (``kinds.to_float`` for ``sqrt``, ``kinds.to_bool`` for comparisons).
+Every primitive lands in ``UNARY_OPS`` or ``BINARY_OPS`` by name.
 
 Derivatives are written with ember's ops (so they differentiate again): ``ctx.inputs`` and
 ``ctx.outputs`` are the saved tensors, ``ctx.input_meta`` their (shape, dtype). Complex inputs
@@ -128,7 +129,7 @@ def binary(
 
     @op.shape_rule
     def infer(attrs, a, b):
-        dtype = _dt.promote_types(a._dtype, b._dtype)
+        dtype = _dt.result_type_of((a, b), op=public)
         check_pair(public, a._dtype, b._dtype, dtype, kinds)
         if check is not None:
             check(attrs, a._dtype, b._dtype, dtype)

@@ -169,7 +169,7 @@ def _clamp_tensor(input, min, max, out=None):
     if min is None:
         return FUNCTORS["Minimum"](input, max, out)
     # promote all three first, so that the result dtype does not depend on the order
-    dtype = _dt.promote_types(_dt.promote_types(input._dtype, min._dtype), max._dtype)
+    dtype = _dt.result_type_of((input, min, max), op="clamp")
     check_kinds("clamp", "input", dtype, REAL)
     low = FUNCTORS["Maximum"](input, min, None)
     return FUNCTORS["Minimum"](low, max, out)

@@ -29,7 +29,7 @@ _where_op = OpExpr("where", ("condition", "input", "other"), ("out",)).tag(tf_na
 def _infer_where(attrs, c, a, b):
     if c._dtype is not _dt.bool_ and c._dtype is not _dt.uint8:  # uint8 masks: PyTorch's legacy, still accepted
         raise RuntimeError(f"where(): expected condition to be a boolean tensor, but got a tensor with dtype {c._dtype}")
-    dtype = _dt.promote_types(a._dtype, b._dtype)
+    dtype = _dt.result_type_of((a, b), op="where")
     return ((broadcast_all(c._shape, a._shape, b._shape), dtype),)
 
 
@@ -85,8 +85,10 @@ def _check_lerp(a, b, weight):
 @_lerp_op.shape_rule
 def _infer_lerp(attrs, a, b, w):
     _check_lerp(a, b._dtype, w)
-    if w._dtype is not a._dtype:
+    if w._dtype is not a._dtype and not _dt.is_zero_dim(w):  # a 0-d weight is weak, as a scalar one
         raise RuntimeError(f"lerp(): expected dtype {a._dtype} for `weight` but got dtype {w._dtype}")
+    if w._dtype.is_complex and not a._dtype.is_complex:
+        raise TypeError("lerp(): a complex weight needs complex input")
     return ((broadcast_all(a._shape, b._shape, w._shape), a._dtype),)
 
 

@@ -34,18 +34,33 @@ from ._common import (
 declare = schema_family("nn", namespaces=("nn.functional",))
 
 
-def _pointwise_infer(attrs, x, target, *weight):
-    dtype = _dt.promote_types(x._dtype, target._dtype)
-    if dtype.is_complex:  # only l1_loss gets here: |input - target| is real
-        dtype = dtype.to_real()
-    shape = broadcast_pair(x._shape, target._shape)
-    if attrs["reduction"] == "none":
-        return ((shape, dtype),)
-    return (((), _dt.int64 if _is_int(dtype) else dtype),)  # an integer sum (l1_loss) is int64
+# mse_loss, l1_loss and smooth_l1_loss broadcast input and target before they compute (as
+# PyTorch's functional does), so a 0-d target promotes as a dimensioned one; huber_loss and
+# kl_div promote as elementwise ops do (a 0-d operand lifts only the category).
+_BROADCAST_FIRST = frozenset({"mse_loss", "l1_loss", "smooth_l1_loss"})
+
+
+def _loss_dtype(name: str, x, target) -> _dt.DType:
+    if name in _BROADCAST_FIRST:
+        return _dt.promote_types(x._dtype, target._dtype)
+    return _dt.result_type_of((x, target), op=name)
+
+
+def _pointwise_infer_of(name: str):
+    def infer(attrs, x, target, *weight):
+        dtype = _loss_dtype(name, x, target)
+        if dtype.is_complex:  # only l1_loss gets here: |input - target| is real
+            dtype = dtype.to_real()
+        shape = broadcast_pair(x._shape, target._shape)
+        if attrs["reduction"] == "none":
+            return ((shape, dtype),)
+        return (((), _dt.int64 if _is_int(dtype) else dtype),)  # an integer sum (l1_loss) is int64
+
+    return infer
 
 
 def _pointwise_loss(name, input, target, reduction, weight, weight_mean="weight_sum", **extra):
-    dtype = _dt.promote_types(input._dtype, target._dtype)
+    dtype = _loss_dtype(name, input, target)
     if name == "l1_loss" and _dt.bool_ in (input._dtype, target._dtype):  # torch's l1 subtracts first, whatever the other dtype
         raise RuntimeError("l1_loss(): Subtraction, the `-` operator, with a bool tensor is not supported. "
                            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
@@ -116,7 +131,7 @@ def huber_loss(input, target, reduction, delta, weight):
     return _pointwise_loss("huber_loss", input, target, reduction, weight, weight_mean="mean", delta=float(delta))
 
 
-_POINTWISE = {name: _loss_op(name, _pointwise_infer).tag(sbp=sbp_rules.nn.pointwise_loss) for name in ("mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss")}
+_POINTWISE = {name: _loss_op(name, _pointwise_infer_of(name)).tag(sbp=sbp_rules.nn.pointwise_loss) for name in ("mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss")}
 
 
 def _pointwise_dloss(name: str, d, attrs):
@@ -313,13 +328,13 @@ def kl_div(input, target, size_average, reduce, reduction, log_target):
     reduction = _legacy_reduction(reduction, size_average, reduce, "kl_div", ("none", "mean", "sum", "batchmean"))
     if _is_int(input._dtype) or _is_int(target._dtype):
         raise RuntimeError("kl_div: Integral inputs not supported.")
-    dtype = _dt.promote_types(input._dtype, target._dtype)
+    dtype = _loss_dtype("kl_div", input, target)
     _check_floating("kl_div", dtype)
     broadcast_pair(input._shape, target._shape)
     return dispatch(_KL_DIV, (input, target), {"reduction": reduction, "log_target": log_target})[0]
 
 
-_KL_DIV = _loss_op("kl_div", _pointwise_infer)
+_KL_DIV = _loss_op("kl_div", _pointwise_infer_of("kl_div"))
 
 
 @_KL_DIV.grad_rule(saves="inputs")

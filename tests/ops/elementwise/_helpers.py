@@ -86,15 +86,6 @@ def assert_matches(result, expected, what: str = "", *, half_atol: float = 0.0) 
     assert_close(result, expected, what, atol=atol)
 
 
-def no_zero_dim_priority(*tensors):
-    """torch lets a 0-d tensor's dtype count for less than an n-d one's; ember promotes by dtype
-    alone (the array API rule). A 0-d torch operand next to an n-d one becomes shape (1,),
-    which broadcasts to the same result."""
-    if any(t.ndim for t in tensors):
-        return tuple(t.reshape(1) if t.ndim == 0 else t for t in tensors)
-    return tensors
-
-
 def both(fe, ft, what, *, empty: bool = False, half_atol: float = 0.0):
     """Run torch and ember; both refuse, or both give the same result. (torch looks for a
     dtype's kernel only when there are elements: on ``empty`` inputs ember may refuse alone.)"""
@@ -176,7 +167,6 @@ def binary_matches_torch(names=(), custom=None, *, same_dtype=(), half_atol=None
         special = not any(d.startswith("complex") for d in dtypes)  # complex +- inf: torch and NumPy differ on NaN parts
         a, b = (values(rng, s, d, special=special) for s, d in zip(shapes, dtypes, strict=True))
         (ea, ta), (eb, tb) = make(a, layout), make(b, "plain")
-        ta, tb = no_zero_dim_priority(ta, tb)
         if name in custom:
             fe, ft = custom[name]
         else:

@@ -97,6 +97,20 @@ def common_and_compute(rule, lower: bool, *dtypes) -> tuple[np.dtype, np.dtype]:
     return common, compute_dtype(common, lower)
 
 
+def pair_common_and_compute(rule, lower: bool, a: np.ndarray, b: np.ndarray) -> tuple[np.dtype, np.dtype]:
+    """``common_and_compute`` of two arrays by PyTorch's rule: a 0-d one next to a dimensioned
+    one counts only when of a higher category, so both are cast to the result's dtype first
+    (an int8 0-d -1 shifted by uint8 tensors is 255 first, as in PyTorch)."""
+    dims = [EMBER[x.dtype] for x in (a, b) if x.ndim]
+    zeros = [EMBER[x.dtype] for x in (a, b) if not x.ndim]
+    common = rule(_dt.promote_groups(dims, zeros)).numpy_dtype
+    return common, compute_dtype(common, lower)
+
+
+def _pair_key(a: np.ndarray, b: np.ndarray) -> tuple:
+    return (a.dtype, b.dtype, not a.ndim, not b.ndim, _dt.get_default_dtype())
+
+
 def _scalar_key(x) -> tuple:
     return (type(x), _dt.get_default_dtype())
 
@@ -196,10 +210,10 @@ def ufunc2(
         slow(out, a, b)
 
     def slow(out, a, b):
-        key = (a.dtype, b.dtype, _dt.get_default_dtype())
+        key = _pair_key(a, b)
         types = cache.get(key)
         if types is None:
-            types = cache[key] = common_and_compute(rule_fn, lower, a.dtype, b.dtype)
+            types = cache[key] = pair_common_and_compute(rule_fn, lower, a, b)
         promoted, ct = types
         ufunc(cast(a, promoted), cast(b, promoted), out=out, signature=(ct, ct, None), casting="unsafe")
 
@@ -242,10 +256,10 @@ def map2(name: str, fn, rule: str = "same", *, lower: bool = True, scalar: bool 
         if first is not None and first(outs, ins, attrs):
             return
         a, b = ins
-        key = (a.dtype, b.dtype, _dt.get_default_dtype())
+        key = _pair_key(a, b)
         types = cache.get(key)
         if types is None:
-            types = cache[key] = common_and_compute(rule_fn, lower, a.dtype, b.dtype)
+            types = cache[key] = pair_common_and_compute(rule_fn, lower, a, b)
         promoted, ct = types
         np.copyto(outs[0], fn(cast(cast(a, promoted), ct), cast(cast(b, promoted), ct), attrs), casting="unsafe")
         if finish is not None:
