@@ -31,6 +31,7 @@ _INT64_MIN, _INT64_MAX, _UINT64_MAX = -(2**63), 2**63 - 1, 2**64 - 1
 _EXACT_FLOAT = 2.0**53  # every integer below this in magnitude survives a float64 detour
 _INT_BOUNDS = {d: (int(np.iinfo(d.numpy_dtype).min), int(np.iinfo(d.numpy_dtype).max)) for d in _dt.ALL_DTYPES if d.kind in "iu"}
 _SEQUENCES = (list, tuple)
+_SHORT = 32  # up to this many numbers, Python's max(map(abs, ...)) is quicker than NumPy's
 
 
 def overflow_error(op: str, dtype: _dt.DType, value) -> RuntimeError:
@@ -53,8 +54,11 @@ def array_from_data(data, target: _dt.DType | None, op: str, tensor_type: type) 
     kind = array.dtype.kind
     if kind in "OUSu" or (kind == "c" and target is not None and target.kind not in "cb"):
         return _walk(data, target, op, tensor_type)
-    if kind == "f" and (target is None or target.kind in "iu") and array.size and not np.abs(array).max() < _EXACT_FLOAT:
-        return _walk(data, target, op, tensor_type)  # integers a float64 detour may have rounded (or inf/nan)
+    peak = None
+    if kind == "f" and (target is None or target.kind in "iu") and array.size:
+        peak = float(max(map(abs, data))) if array.ndim == 1 and len(data) <= _SHORT else np.abs(array).max()
+        if not peak < _EXACT_FLOAT:
+            return _walk(data, target, op, tensor_type)  # integers a float64 detour may have rounded (or inf/nan)
     if target is None:
         inferred = _dt.from_numpy_dtype(array.dtype)
         if isinstance(first, (np.float64, np.complex128)):
@@ -63,14 +67,26 @@ def array_from_data(data, target: _dt.DType | None, op: str, tensor_type: type) 
             inferred = _dt.get_default_dtype()
         elif inferred is _dt.complex128:
             inferred = _dt.get_default_complex_dtype()
-        return array, inferred
+        return _narrowed(array, inferred, peak), inferred
     if target is _dt.string:
         raise TypeError(f"{op}(): cannot make a {target} tensor from {array.dtype} data")
     if target.kind in "iu" and array.size and not _fits(array, target):
         return _walk(data, target, op, tensor_type)  # names the first value that does not fit
     if target.kind == "b" and kind == "c":
         array = array != 0  # a purely imaginary value is true
-    return array, target
+    return _narrowed(array, target, peak), target
+
+
+_LARGEST = {d: float(_dt.finfo(d).max) for d in _dt.ALL_DTYPES if d.kind in "fc"}
+
+
+def _narrowed(array: np.ndarray, dtype: _dt.DType, peak) -> np.ndarray:
+    """``array`` cast down to a narrower float dtype, where values past its range become inf as
+    in PyTorch, without NumPy's overflow warning (``peak``: the largest magnitude, when known)."""
+    if dtype.kind not in "fc" or array.dtype.itemsize <= dtype.itemsize or (peak is not None and peak <= _LARGEST[dtype]):
+        return array
+    with np.errstate(over="ignore", invalid="ignore"):
+        return array.astype(dtype.numpy_dtype)
 
 
 def _first_leaf(data):
@@ -125,7 +141,7 @@ def _walk(data, target: _dt.DType | None, op: str, tensor_type: type) -> tuple[n
     dtype = target or _infer(leaves, op, tensor_type)
     values = [check_literal(_scalar_of(x, tensor_type), dtype, op) for x in leaves]
     carrier = dtype.numpy_dtype if dtype.kind in "iub" else np.complex128 if dtype.kind == "c" else np.float64
-    return np.array(values, dtype=carrier).reshape(shape), dtype
+    return _narrowed(np.array(values, dtype=carrier).reshape(shape), dtype, None), dtype
 
 
 def _shape_of(data, tensor_type: type) -> tuple:
