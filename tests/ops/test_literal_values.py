@@ -70,6 +70,8 @@ def test_integer_literals_are_exact(data, dtype, expected):
 
 def test_as_tensor_legacy_constructor_and_setitem_lists_are_exact():
     assert ember.as_tensor([1, 2**64 - 1], dtype=ember.uint64).tolist() == [1, 2**64 - 1]
+    assert ember.zeros(1, dtype=ember.uint64).new_tensor([1, 2**64 - 1]).tolist() == [1, 2**64 - 1]
+    assert ember.Tensor([1, 2**24 + 1]).tolist() == [1.0, float(2**24)]  # the legacy constructor: the default dtype
     x = ember.zeros(2, dtype=ember.uint64)
     x[:] = [1, 2**64 - 1]
     assert x.tolist() == [1, 2**64 - 1]
@@ -123,6 +125,7 @@ def test_non_finite_and_huge_floats_into_integers_are_refused(name, value):
     ("call", "error", "fragment"),
     [
         (lambda: ember.tensor(2**70), ValueError, "Overflow when unpacking long long"),
+        (lambda: ember.zeros(1, dtype=ember.int8).new_tensor([300]), RuntimeError, "value 300 cannot be converted"),
         (lambda: ember.tensor([1, 2**63]), ValueError, "Overflow when unpacking long long"),
         (lambda: ember.tensor([2**64], dtype=ember.uint64), OverflowError, "int too big to convert"),
         (lambda: ember.tensor([-1], dtype=ember.uint64), OverflowError, "can't convert negative int to unsigned"),
@@ -254,6 +257,10 @@ DIFFERENTIAL = [
     ("empty nested", lambda L: L.tensor([[], []])),
     ("as_tensor int8 300", lambda L: L.as_tensor([300], dtype=L.int8)),
     ("as_tensor uint64 max", lambda L: L.as_tensor([2**64 - 1], dtype=L.uint64)),
+    ("new_tensor int8 300", lambda L: L.zeros(1, dtype=L.int8).new_tensor([300])),
+    ("new_tensor uint64 max", lambda L: L.zeros(1, dtype=L.uint64).new_tensor([2**64 - 1])),
+    ("new_tensor 1.5 into int8", lambda L: L.zeros(1, dtype=L.int8).new_tensor([1.5])),
+    ("new_tensor 2**70", lambda L: L.zeros(1, dtype=L.int8).new_tensor([2**70])),
     ("full int8 300", lambda L: L.full((2,), 300, dtype=L.int8)),
     ("full int8 300.0", lambda L: L.full((2,), 300.0, dtype=L.int8)),
     ("full int8 127.9", lambda L: L.full((2,), 127.9, dtype=L.int8)),
