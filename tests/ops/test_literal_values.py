@@ -154,6 +154,10 @@ def test_non_finite_and_huge_floats_into_integers_are_refused(name, value):
         ),
         (lambda: ember.clamp(ember.ones(1, dtype=ember.int8), max=300), RuntimeError, "clamp.*int8 without overflow"),
         (lambda: ember.ones(1, dtype=ember.int8) + 2**70, OverflowError, "add.*int too big to convert"),
+        (lambda: 2**70 - ember.ones(1, dtype=ember.int8), OverflowError, "int too big to convert"),
+        (lambda: ember.nn.functional.pad(ember.ones(1, dtype=ember.int8), (1, 1), value=300), RuntimeError, "pad.*int8"),
+        (lambda: ember.nn.functional.hardtanh(ember.ones(1, dtype=ember.int8), -300, 300), RuntimeError, "hardtanh.*int8"),
+        (lambda: ember.linspace(0, 300, 2, dtype=ember.int8), RuntimeError, "linspace.*int8 without overflow"),
     ],
 )
 def test_bad_literals_are_clear_errors(call, error, fragment):
@@ -307,6 +311,14 @@ DIFFERENTIAL = [
     ("eq int8 300", lambda L: L.tensor([44], dtype=L.int8) == 300),
     ("add uint8 -1", lambda L: L.ones(1, dtype=L.uint8) + (-1)),
     ("pow int8 300", lambda L: L.ones(1, dtype=L.int8) ** 300),
+    ("2**70 - int8", lambda L: 2**70 - L.ones(1, dtype=L.int8)),
+    ("lt int8 2**70", lambda L: L.ones(1, dtype=L.int8) < 2**70),
+    ("pad int8 300", lambda L: L.nn.functional.pad(L.ones(1, dtype=L.int8), (1, 1), value=300)),
+    ("pad int8 1.5", lambda L: L.nn.functional.pad(L.ones(1, dtype=L.int8), (1, 1), value=1.5)),
+    ("hardtanh int8 300", lambda L: L.nn.functional.hardtanh(L.ones(1, dtype=L.int8), -300, 300)),
+    ("hardtanh int8 5", lambda L: L.nn.functional.hardtanh(L.ones(3, dtype=L.int8) * 9, -5, 5)),
+    ("linspace int8 300", lambda L: L.linspace(0, 300, 2, dtype=L.int8)),
+    ("linspace int8 100", lambda L: L.linspace(0, 100, 3, dtype=L.int8)),
 ]
 
 
