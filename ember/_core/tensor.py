@@ -20,7 +20,7 @@ import warnings
 import numpy as np
 from numpy.lib.stride_tricks import as_strided as _np_as_strided
 
-from . import dtype as _dt, printing, views
+from . import dtype as _dt, literals, printing, views
 from .device import Device, as_device
 from .shape import (
     INT64_MAX,
@@ -491,66 +491,11 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, placem
         )
         out = data.to(dtype=target or data.dtype, device=device, copy=True)
         return out.requires_grad_(requires_grad)
-    array, inferred = _array_from_data(data, target, "tensor")
+    array, inferred = literals.array_from_data(data, target, "tensor", Tensor)
     out = empty_tensor(array.shape, inferred, device)
     if device.type != "meta":
         assign_array(out._host_array(), array)
     out.requires_grad = requires_grad
-    return out
-
-
-def _array_from_data(data, target: _dt.DType | None, op: str) -> tuple[np.ndarray, _dt.DType]:
-    """NumPy array of ``data`` and the ember dtype it should get."""
-    from_python = not isinstance(data, (np.ndarray, np.generic))
-    try:
-        array = np.asarray(data)
-    except ValueError as exc:
-        raise ValueError(f"{op}(): could not build a tensor from the given data: {exc}") from None
-    if array.dtype.kind in "SU":
-        array = _to_bytes_array(array)
-    elif array.dtype == object:
-        array = _object_array(array, data, op)
-    if target is not None:
-        if (target is _dt.string) != (array.dtype == object):
-            raise TypeError(f"{op}(): cannot make a {target} tensor from {array.dtype} data")
-        return array, target
-    if array.dtype == object:
-        return array, _dt.string
-    inferred = _dt.from_numpy_dtype(array.dtype)
-    if from_python:
-        if inferred is _dt.float64:
-            inferred = _dt.get_default_dtype()
-        elif inferred is _dt.complex128:
-            inferred = _dt.get_default_complex_dtype()
-    return array, inferred
-
-
-def _object_array(array: np.ndarray, data, op: str) -> np.ndarray:
-    flat = array.reshape(-1)
-    if all(isinstance(x, (bytes, str)) for x in flat):
-        return _to_bytes_array(array)
-    for x in flat:
-        if isinstance(x, numbers.Integral):
-            raise OverflowError(f"{op}(): value {x} is out of range for int64")
-        if isinstance(x, Tensor):
-            return np.asarray([_tensor_leaf(y) for y in flat]).reshape(array.shape)
-        if not isinstance(x, (numbers.Number, np.generic)):
-            raise TypeError(f"{op}(): could not infer dtype of {type(x).__name__}")
-    raise TypeError(f"{op}(): could not build a tensor from data of mixed types")
-
-
-def _tensor_leaf(x):
-    if isinstance(x, Tensor):
-        return x.item()
-    return x
-
-
-def _to_bytes_array(array: np.ndarray) -> np.ndarray:
-    out = np.empty(array.shape, dtype=object)
-    flat_in = array.reshape(-1)
-    flat_out = out.reshape(-1)
-    for i, x in enumerate(flat_in):
-        flat_out[i] = x.encode("utf-8") if isinstance(x, str) else bytes(x)
     return out
 
 
@@ -574,16 +519,7 @@ def scalar_for(value, dtype: _dt.DType, op: str):
         raise TypeError(f"{op}(): a string tensor takes bytes or str values, not {type(value).__name__}")
     if isinstance(value, (bytes, str)) or not isinstance(value, (numbers.Number, np.generic)):
         raise TypeError(f"{op}(): argument 'value' must be a number, not {type(value).__name__}")
-    if isinstance(value, (complex, np.complexfloating)) and not dtype.is_complex:
-        value = value.real
-    if dtype.kind in "iu" and isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        low, high = _INT_BOUNDS[dtype]
-        if not low <= value <= high:
-            raise RuntimeError(f"{op}(): value {value} cannot be converted to type {dtype} without overflow")
-    return value
-
-
-_INT_BOUNDS = {d: (int(np.iinfo(d.numpy_dtype).min), int(np.iinfo(d.numpy_dtype).max)) for d in _dt.ALL_DTYPES if d.kind in "iu"}
+    return literals.check_fill_value(value, dtype, op)
 
 
 def _to_python_scalar(value, dtype: _dt.DType):

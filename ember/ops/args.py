@@ -245,5 +245,7 @@ def scalar_tensor_like(value, other: Tensor) -> Tensor:
     (so ``2 - t`` promotes like ``t - 2``: the scalar stays weak)."""
     from .._core.tensor import tensor
 
+    if type(value) is int and not -(2**63) <= value < 2**64:
+        raise OverflowError(f"int too big to convert: {value} fits neither int64 nor uint64")
     dtype = _dt.result_type(other, value)
     return tensor(value, dtype=dtype, device=other.device)

@@ -138,8 +138,17 @@ def _scalar_for(value, dtype: _dt.DType, op: str):
     if isinstance(value, Tensor):
         if value.ndim != 0:
             raise RuntimeError(f"{op}(): only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
+        if dtype is not _dt.string and value._dtype is not _dt.string:
+            return _cast_like_copy(value._host_array()[()], dtype)  # a tensor value casts (wraps) as copy_ does
         value = value.item()
     return scalar_for(value, dtype, op)
+
+
+def _cast_like_copy(value: np.generic, dtype: _dt.DType):
+    if np.iscomplexobj(value) and not dtype.is_complex and dtype is not _dt.bool_:
+        value = value.real
+    with np.errstate(all="ignore"):
+        return np.asarray(value).astype(dtype.numpy_dtype)[()].item()
 
 
 FILL = OpExpr("fill", (), ("out",))

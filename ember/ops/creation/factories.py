@@ -299,6 +299,23 @@ def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=Fals
     return full(size, fill_value, dtype, device, requires_grad)
 
 
+declare(
+    "Tensor.new_tensor",
+    "Tensor (Tensor input, Object data, *, DType? dtype=None, Device? device=None, Bool requires_grad=False) => NewTensor",
+    method=True, differentiable=False, composite=True,
+    doc="""
+    A tensor holding a copy of data (as ember.tensor reads it), with this tensor's dtype and device by default.
+
+    >>> ember.zeros(1, dtype=ember.uint8).new_tensor([1, 255]).tolist()
+    [1, 255]
+    """,
+)
+@functor("NewTensor")
+def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+    dtype, device = _new(self, dtype, device)
+    return tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
 
 
 declare(

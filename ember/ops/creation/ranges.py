@@ -13,6 +13,7 @@ import numpy as np
 
 from ..._core import dtype as _dt
 from ..._core.device import CPU
+from ..._core.literals import check_fill_value
 from ...dispatch import OpExpr, dispatch
 from ...dispatch.sbp import AMBIENT
 from ..functor import functor
@@ -120,6 +121,9 @@ def _linspace_attrs(op, start, end, steps, dtype, device, out, endpoint=True, ba
         else:
             dtype = _dt.get_default_dtype()
     check_kinds(op, "dtype", dtype, ("integral", "real floating", "complex floating"))
+    if op == "linspace" and dtype.kind in "iu":
+        check_fill_value(start, dtype, op)  # ends the dtype cannot hold are refused, not wrapped
+        check_fill_value(end, dtype, op)
     device = out.device if out is not None else CPU if device is None else device
     return {"steps": steps, "dtype": dtype, "device": device, "start": start, "end": end, "endpoint": endpoint, "base": base}
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..._core import dtype as _dt
+from ..._core.literals import check_fill_value
 from ...dispatch import OpExpr, dispatch
 from .. import sbp_rules
 from ..common import functional as _F, grad_recording
@@ -174,6 +175,9 @@ def _check_hardtanh_all(attrs, dtype):
     _check_hardtanh(attrs, dtype)
     if dtype.kind == "u" and int(attrs["min_val"]) < 0:
         raise RuntimeError("hardtanh(): cannot do hardtanh on an unsigned type with negative limits")
+    for limit in (attrs["min_val"], attrs["max_val"]):
+        if type(limit) is int and dtype.kind in "iu":
+            check_fill_value(limit, dtype, "hardtanh")  # integer limits the dtype cannot hold are refused, not wrapped
 
 
 declare(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..._core import dtype as _dt
+from ..._core import dtype as _dt, literals
 from ...dispatch import NO_ATTRS, OpExpr, dispatch
 from .. import sbp_rules
 from ..common import broadcast_pair, wants_grad
@@ -41,10 +41,17 @@ def _check_alpha(attrs, promoted):
         raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
 
 
-def _scaled_scalar(input, other, alpha):
+def _check_alpha_value(alpha, promoted, op: str) -> None:
+    """An integer ``alpha`` must fit an integral result dtype (PyTorch converts it, checked)."""
+    if type(alpha) is int and promoted.kind in "iu":
+        literals.check_fill_value(alpha, promoted, op)
+
+
+def _scaled_scalar(input, other, alpha, op: str):
     """``alpha * other`` for a scalar ``other``, as PyTorch computes it in the result dtype."""
     promoted = _dt.result_type(input._dtype, other)
     _check_alpha({"alpha": alpha}, promoted)
+    _check_alpha_value(alpha, promoted, op)
     if promoted is _dt.bool_:
         return bool(other) and bool(alpha)
     return other * alpha
@@ -95,12 +102,14 @@ def _add_functor(input, other, alpha=1, out=None):
         if out is None:
             return dispatch(_add, (input, other))[0]
         return dispatch(_add, (input, other), NO_ATTRS, (out,))[0]
+    if type(alpha) is int:
+        _check_alpha_value(alpha, _dt.promote_types(input._dtype, other._dtype), "add")
     return dispatch(_add_alpha, (input, other), {"alpha": alpha}, None if out is None else (out,))[0]
 
 
 def _add_scalar_functor(input, other, alpha=1, out=None):
     if alpha is not _ONE:
-        other = _scaled_scalar(input, other, alpha)
+        other = _scaled_scalar(input, other, alpha, "add")
     return dispatch(_add_scalar, (input,), {"other": other}, None if out is None else (out,))[0]
 
 
@@ -160,14 +169,16 @@ def _sub_functor(input, other, alpha=1, out=None):
             return dispatch(_sub, (input, other))[0]
         return dispatch(_sub, (input, other), NO_ATTRS, (out,))[0]
     _check_sub(NO_ATTRS, input._dtype, other._dtype, None)
-    _check_alpha({"alpha": alpha}, _dt.result_type_of((input, other), op="sub"))
+    promoted = _dt.result_type_of((input, other), op="sub")
+    _check_alpha({"alpha": alpha}, promoted)
+    _check_alpha_value(alpha, promoted, "sub")
     return dispatch(_add_alpha, (input, other), {"alpha": -alpha}, None if out is None else (out,))[0]
 
 
 def _sub_scalar_functor(input, other, alpha=1, out=None):
     if alpha is not _ONE:
         _check_sub(NO_ATTRS, input._dtype, other, None)
-        other = _scaled_scalar(input, other, alpha)
+        other = _scaled_scalar(input, other, alpha, "sub")
     return dispatch(_sub_scalar, (input,), {"other": other}, None if out is None else (out,))[0]
 
 

@@ -12,7 +12,7 @@ maximum/minimum (PyTorch's rule), all to ``input`` on a tie for fmax/fmin.
 
 from __future__ import annotations
 
-from ..._core import dtype as _dt
+from ..._core import dtype as _dt, literals
 from ...dispatch import OpExpr, dispatch
 from .. import sbp_rules
 from ..common import functional as _F
@@ -152,6 +152,8 @@ def _infer_clamp(attrs, x):
     for v in bounds:
         if isinstance(v, complex):
             raise TypeError("clamp(): min and max must be real numbers, got a complex")
+        if type(v) is int and dtype.kind in "iu":
+            literals.check_fill_value(v, dtype, "clamp")  # a bound the dtype cannot hold is refused, not wrapped
     return ((x._shape, dtype),)
 
 

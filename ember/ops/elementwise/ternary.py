@@ -11,7 +11,7 @@ or a Python scalar (the ``lerp_scalar`` primitive, the weight an attribute).
 from __future__ import annotations
 
 from ..._core import dtype as _dt
-from ..._core.tensor import tensor
+from ..._core.tensor import scalar_for, tensor
 from ...dispatch import NO_ATTRS, OpExpr, dispatch
 from .. import sbp_rules
 from ..common import broadcast_all, broadcast_pair, functional as _F, wants_grad
@@ -38,9 +38,9 @@ def _where(condition, input, other, out=None):
         dtype = _dt.result_type(*(x._dtype if hasattr(x, "_dtype") else x for x in (input, other)))
         device = condition.device
         if not hasattr(input, "_dtype"):
-            input = tensor(input, dtype=dtype, device=device)
+            input = tensor(scalar_for(input, dtype, "where"), dtype=dtype, device=device)
         if not hasattr(other, "_dtype"):
-            other = tensor(other, dtype=dtype, device=device)
+            other = tensor(scalar_for(other, dtype, "where"), dtype=dtype, device=device)
     return dispatch(_where_op, (condition, input, other), NO_ATTRS, None if out is None else (out,))[0]
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._core import dtype as _dt
+from ..._core import dtype as _dt, literals
 from ..._core.shape import broadcast_shapes
 from ..._core.tensor import Tensor, empty_tensor, scalar_for
 from ...dispatch import OpExpr, dispatch
@@ -231,6 +231,8 @@ def values_array(self: Tensor, value) -> np.ndarray:
     string tensor; text refused for the others)."""
     if self._dtype is _dt.string:
         return bytes_array(value)
+    if isinstance(value, (list, tuple)):  # literals: exact, and refused where they do not fit the dtype
+        return literals.array_from_data(value, self._dtype, "__setitem__", Tensor)[0]
     array = np.asarray(value)
     if array.dtype.kind in "OSU":
         raise TypeError(f"__setitem__(): cannot assign {array.dtype} values into a {self._dtype} tensor")

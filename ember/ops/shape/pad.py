@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 
+from ..._core import dtype as _dt
+from ..._core.literals import check_fill_value
 from ...dispatch import OpExpr
 from ..common import functional as _F
 from ..functor import functor
@@ -58,6 +60,8 @@ def _infer_pad(attrs, x):
         )
     if mode not in _PAD_MODES:
         raise NotImplementedError(f"pad(): Unrecognised padding mode {mode} (expected one of {', '.join(_PAD_MODES)})")
+    if mode == "constant" and x._dtype is not _dt.string:
+        check_fill_value(attrs["value"], x._dtype, "pad")  # the constant must fit the dtype, as a fill value does
     shape = list(x._shape)
     for i in range(len(pad) // 2):
         d = ndim - 1 - i

@@ -120,10 +120,12 @@ def cast(a: np.ndarray, dtype: np.dtype) -> np.ndarray:
     return a if a.dtype is dtype or a.dtype == dtype else a.astype(dtype)
 
 
-def scalar_array(s, promoted: np.dtype, ct: np.dtype) -> np.ndarray:
+def scalar_array(s, promoted: np.dtype, ct: np.dtype, op: str = "scalar") -> np.ndarray:
     """A Python scalar as a 0-d array: first of the common dtype (PyTorch casts the scalar to
     it: ``uint8_t < -3`` compares with 253), then of the compute dtype."""
     if isinstance(s, int) and not isinstance(s, bool) and promoted.kind in "iu":
+        if not -(2**63) <= s < 2**64:  # PyTorch holds a scalar as int64 or uint64; past both it refuses
+            raise OverflowError(f"{op}(): int too big to convert: {s} fits neither int64 nor uint64")
         info = np.iinfo(promoted)
         s = (s - int(info.min)) % (int(info.max) - int(info.min) + 1) + int(info.min)
     arr = np.asarray(s).astype(promoted)
@@ -236,7 +238,7 @@ def ufunc2(
         if types is None:
             types = cache[key] = common_and_compute(rule_fn, lower, a.dtype, s)
         promoted, ct = types
-        ufunc(cast(a, promoted), scalar_array(s, promoted, ct), out=out, signature=(ct, ct, None), casting="unsafe")
+        ufunc(cast(a, promoted), scalar_array(s, promoted, ct, name), out=out, signature=(ct, ct, None), casting="unsafe")
 
     if not silent:  # the hot arithmetic: warnings off only on the slow paths
         slow, slow_scalar = quiet(slow), quiet(slow_scalar)
@@ -273,7 +275,7 @@ def map2(name: str, fn, rule: str = "same", *, lower: bool = True, scalar: bool 
         if types is None:
             types = cache[key] = common_and_compute(rule_fn, lower, a.dtype, s)
         promoted, ct = types
-        np.copyto(outs[0], fn(cast(cast(a, promoted), ct), scalar_array(s, promoted, ct), attrs), casting="unsafe")
+        np.copyto(outs[0], fn(cast(cast(a, promoted), ct), scalar_array(s, promoted, ct, name), attrs), casting="unsafe")
         if finish is not None:
             finish(outs[0])
 
