@@ -116,7 +116,9 @@ def test_kthvalue_over_an_empty_dim_raises_pytorchs_index_error():
 @needs_torch
 @pytest.mark.parametrize("shape", [(0,), (0, 3), (3, 0)])
 @pytest.mark.parametrize("dim", [None, 0, 1])
-@pytest.mark.parametrize("name", ["max", "min", "argmax", "argmin", "amax", "amin", "sum", "prod", "mean", "std", "var", "all", "any"])
+@pytest.mark.parametrize(
+    "name", ["max", "min", "argmax", "argmin", "amax", "amin", "sum", "prod", "mean", "std", "var", "all", "any"]
+)
 def test_reductions_of_empty_tensors_match_torch(name, dim, shape):
     if dim is not None and dim >= len(shape):
         pytest.skip("no such dim")
