@@ -73,6 +73,52 @@ class OutputSpec:
 
 
 _INFER_CACHE_LIMIT = 8192
+# Attribute values the inference cache keeps as they are: immutable builtins and the framework's
+# own descriptors. Anything else is a user's object (a str or float subclass, bytes of a string
+# tensor's element, an array, a tensor) that a key would keep alive after its tensor dies.
+_PLAIN_TYPES = frozenset({type(None), bool, int, float, complex, str, _dt.DType, Device})
+_TOKEN_LIMIT = 64  # elements of a tuple or list attribute a key may copy
+
+
+def attr_tokens(values: tuple) -> tuple | None:
+    """``values`` as a cache key that holds no user object: subclasses of the builtin scalars
+    become the builtin's value (the key keeps their class beside), tuples and short lists of
+    such are copied; None when a value cannot be keyed so (bytes, arrays, tensors, long
+    sequences): the rule then runs uncached.
+
+    >>> class Name(str): ...
+    >>> attr_tokens((Name("x"), [1, 2]))
+    ('x', ('list', (1, 2)))
+    >>> attr_tokens((b"data",)) is None
+    True
+    """
+    for v in values:  # the common case first: dims and sizes, tuples of ints, are kept as they are
+        t = type(v)
+        if t is tuple:
+            if not _PLAIN_TYPES.issuperset(map(type, v)):
+                break
+        elif t not in _PLAIN_TYPES:
+            break
+    else:
+        return values
+    out = []
+    for v in values:
+        t = type(v)
+        if t in _PLAIN_TYPES:
+            out.append(v)
+        elif t is tuple or t is list:
+            if len(v) > _TOKEN_LIMIT:
+                return None
+            inner = attr_tokens(tuple(v))
+            if inner is None:
+                return None
+            out.append(inner if t is tuple else ("list", inner))
+        elif isinstance(v, bool | int | float | complex | str):
+            base = next(b for b in (bool, int, float, complex, str) if isinstance(v, b))
+            out.append(base(v))
+        else:
+            return None
+    return tuple(out)
 
 
 class EagerLocalInterpreter(Interpreter):
@@ -102,7 +148,12 @@ class EagerLocalInterpreter(Interpreter):
                 key = (key, op.attr_key(attrs))
             else:
                 values = tuple(attrs.values())
-                key = (key, values, tuple(map(type, values)))  # 2 and 2.0 are equal keys but infer differently
+                types = tuple(map(type, values))
+                if not _PLAIN_TYPES.issuperset(types):  # a user's object must not live on in the cache
+                    values = attr_tokens(values)
+                    if values is None:
+                        return tuple(OutputSpec(tuple(s), d) for s, d in op.infer(attrs, *inputs))
+                key = (key, values, types)  # 2 and 2.0 are equal keys but infer differently (the classes, never the values)
         try:
             specs = self._cache.get(key)
         except TypeError:  # an unhashable attribute: infer every time

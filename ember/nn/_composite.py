@@ -28,6 +28,8 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    if input.dtype in (dtypes.float16, dtypes.bfloat16):  # in float32, as PyTorch: x * 6 overflows float16 from 10923 up
+        return hardswish(input.float()).to(input.dtype)
     return input * relu6(input + 3.0) / 6.0
 
 
@@ -36,8 +38,9 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def logsigmoid(input: Tensor) -> Tensor:
-    """log(sigmoid(x)), computed as -softplus(-x) so large negative inputs stay finite."""
-    return -F.softplus(-input)
+    """log(sigmoid(x)), computed as -softplus(-x) so large negative inputs stay finite (0 - rather
+    than a negation, so +inf gives 0.0 as PyTorch, not -0.0)."""
+    return 0.0 - F.softplus(-input)
 
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
@@ -45,7 +48,8 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    return alpha * F.elu(input / alpha)
+    # the positive side is x itself: x / alpha would overflow to inf for large x and small alpha
+    return F.where(input > 0, input, alpha * F.elu(input / alpha))
 
 
 def softsign(input: Tensor) -> Tensor:

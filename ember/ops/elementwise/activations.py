@@ -69,7 +69,7 @@ def _relu_grad(ctx, g):
     (y,) = ctx.outputs
     if not grad_recording() and g._dtype is y._dtype and y._dtype in (_dt.float32, _dt.float64) and g._shape == y._shape:
         return dispatch(_THRESHOLD_BACKWARD, (g, y), {"threshold": 0.0})[0]
-    return g * (y > 0)
+    return g * (y <= 0).logical_not()  # NaN passes the gradient, as in PyTorch
 
 
 declare("silu", "Tensor (Tensor input, *, Bool inplace=False) => SiluInplace", namespaces="nn.functional", inplace="silu_", doc="input * sigmoid(input).")

@@ -25,9 +25,10 @@ declare = schema_family("elementwise")
 
 
 def _split(g, a, b, greater: bool):
-    """maximum/minimum: the gradient goes to the larger (smaller) input, half each on ties."""
+    """maximum/minimum: the gradient goes to the larger (smaller) input, half each on ties; a NaN
+    pair (unordered) passes it to both, as PyTorch's formula has it."""
     F = _F()
-    pick = (a > b) if greater else (a < b)
+    pick = ((a < b) if greater else (a > b)).logical_not()
     return F.where(a == b, g * 0.5, g * pick)
 
 

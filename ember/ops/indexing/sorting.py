@@ -145,6 +145,8 @@ declare(
 def kthvalue(input, k, dim=-1, keepdim=False):
     d = wrap_dim(dim, len(input._shape), "kthvalue")
     size = input._shape[d] if input._shape else 1
+    if size == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d} (k = {k}, size {size})")
     values, indices = dispatch(_SORT, (input,), {"dim": d, "descending": False, "k": None})

@@ -46,9 +46,28 @@ def _pool_tuple(value, nd: int, arg: str, name: str) -> tuple:
     return value
 
 
+def _empty_pool_message(name: str, nd: int, shape: tuple) -> str:
+    """PyTorch's words for a pooling input with an empty non-batch dimension (each kernel has its own)."""
+    if nd == 3:
+        where = "max_pool3d_with_indices_out_cpu_template" if name.startswith("max") else name
+        first = next(i for i, s in enumerate(shape[-4:]) if s == 0)  # PyTorch says 0 whichever it is
+        return (
+            f"{where}(): Expected input's non-batch dimensions to have positive length, but input has a shape of "
+            f"{list(shape)} and non-batch dimension {first} has length zero!"
+        )
+    if name == "avg_pool1d":  # PyTorch pools 1-D through 2-D: the message shows the unsqueezed shape
+        shape, nd = (*shape[:-1], 1, shape[-1]), 2
+    prefix = "max_pool1d: " if name == "max_pool1d" else ""
+    return f"{prefix}Expected {nd + 1}D or {nd + 2}D (batch mode) tensor with optional 0 dim batch size for input, but got:{list(shape)}"
+
+
 def _pool_setup(name, nd, input, kernel_size, stride, padding, dilation, ceil_mode):
-    if input.ndim not in (nd + 1, nd + 2) or any(s == 0 for s in input._shape[-nd - 1:]):
+    if input.ndim not in (nd + 1, nd + 2):
+        if name == "max_pool1d":
+            raise RuntimeError(_empty_pool_message(name, nd, input._shape))
         raise RuntimeError(f"non-empty {nd + 1}D or {nd + 2}D (batch mode) tensor expected for input")
+    if any(s == 0 for s in input._shape[-nd - 1 :]):  # a zero batch passes, an empty channel or spatial dim does not
+        raise RuntimeError(_empty_pool_message(name, nd, input._shape))
     kernel = _pool_tuple(kernel_size, nd, "kernel_size", name)
     stride = kernel if stride is None or len(stride) == 0 else _pool_tuple(stride, nd, "stride", name)
     padding = _pool_tuple(padding, nd, "padding", name)

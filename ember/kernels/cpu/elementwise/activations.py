@@ -57,7 +57,8 @@ register_kernel("relu")(relu)
 
 @register_kernel("threshold_backward")
 def _threshold_backward(outs, ins, attrs):
-    """The gradient where the output is above the threshold, zero elsewhere (and where it is NaN)."""
+    """The gradient where the output is not at or below the threshold (NaN included, as in
+    PyTorch), zero elsewhere."""
     g, y = ins
     threshold = attrs["threshold"]
     if threshold == 0:  # relu's: a cached 0-d zero (NumPy converts a Python float on every call)
@@ -65,7 +66,7 @@ def _threshold_backward(outs, ins, attrs):
         if threshold is None:
             threshold = _ZEROS[y.dtype] = np.zeros((), y.dtype)
     # the mask as floats first: multiplying by a bool array runs a slow casting loop (6.7 -> 4.5 us on 64x200)
-    np.multiply(g, np.greater(y, threshold).astype(g.dtype), out=outs[0])
+    np.multiply(g, np.logical_not(np.less_equal(y, threshold)).astype(g.dtype), out=outs[0])
 
 
 map1("silu", lambda x, a: x * sigmoid(x))

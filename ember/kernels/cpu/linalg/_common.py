@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...._core.errors import LinAlgError
 from ..common import HALF
 
 _F32 = np.dtype(np.float32)
@@ -25,3 +26,29 @@ def batches(A: np.ndarray):
 def batch_prefix(A: np.ndarray, i: int) -> str:
     """PyTorch's "(Batch element i): " for a batched input, nothing for one matrix."""
     return f"(Batch element {i}): " if A.ndim > 2 else ""
+
+
+def svd(A: np.ndarray, **kwargs):
+    """``np.linalg.svd`` with PyTorch's error where LAPACK does not converge (a NaN in the input)."""
+    try:
+        return np.linalg.svd(A, **kwargs)
+    except np.linalg.LinAlgError:
+        raise svd_error(A) from None
+
+
+def svd_error(A: np.ndarray) -> LinAlgError:
+    """PyTorch's message for the first matrix of the batch ``A`` holding a non-finite value."""
+    bad = ~np.isfinite(A).all(axis=(-2, -1))
+    first = int(np.argmax(bad.reshape(-1))) if bad.any() else 0
+    return LinAlgError(
+        f"linalg.svd: {batch_prefix(A, first)}The algorithm failed to converge because the input matrix contained non-finite values."
+    )
+
+
+def nan_matrices(A: np.ndarray) -> np.ndarray | None:
+    """The (...) mask of the batch's matrices holding a NaN, None when none does: LAPACK's LU
+    spreads a NaN over the whole inverse or solution, as PyTorch returns it."""
+    if A.size == 0:
+        return None
+    has_nan = np.isnan(A).any(axis=(-2, -1))
+    return has_nan if has_nan.any() else None

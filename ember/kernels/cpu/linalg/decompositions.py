@@ -2,7 +2,8 @@
 values give: ``pinv`` and ``matrix_rank``.
 
 On a matrix that is not positive-definite, ``cholesky`` finds the smallest leading minor that
-fails and raises PyTorch's message.
+fails and raises PyTorch's message; a NaN pivot fails as LAPACK's potrf has it (NumPy's
+factorization lets it through).
 """
 
 from __future__ import annotations
@@ -12,29 +13,33 @@ import numpy as np
 from ...._core.errors import LinAlgError
 from ....dispatch.opexpr import register_kernel
 from ..common import store
-from ._common import batch_prefix, batches, compute
+from ._common import batch_prefix, batches, compute, svd as _svd
 
 
-def _not_pd_error(op: str, A: np.ndarray, upper: bool) -> LinAlgError:
+def _failing_minor(M: np.ndarray, upper: bool) -> int | None:
+    """The order of the first leading minor where the unblocked Cholesky (LAPACK's potf2) meets
+    a pivot that is not > 0 (NaN included), reading only the triangle ``upper`` names."""
+    a = np.tril(M.T.conj() if upper else M).astype(np.result_type(M.dtype, np.float64))
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        for j in range(a.shape[0]):
+            pivot = (a[j, j] - np.vdot(a[j, :j], a[j, :j])).real
+            if not pivot > 0:
+                return j + 1
+            a[j, j] = np.sqrt(pivot)
+            a[j + 1 :, j] = (a[j + 1 :, j] - a[j + 1 :, :j] @ a[j, :j].conj()) / a[j, j]
+    return None
+
+
+def _not_pd_error(op: str, A: np.ndarray, upper: bool) -> LinAlgError | None:
+    """PyTorch's message for the first matrix of the batch that is not positive-definite."""
     for i, M in batches(A):
-        try:
-            np.linalg.cholesky(M, upper=upper)
-            continue
-        except np.linalg.LinAlgError:
-            pass
-        lo, hi = 1, M.shape[-1]  # the smallest failing leading minor: failure is monotone in k
-        while lo < hi:
-            mid = (lo + hi) // 2
-            try:
-                np.linalg.cholesky(M[:mid, :mid], upper=upper)
-                lo = mid + 1
-            except np.linalg.LinAlgError:
-                hi = mid
-        return LinAlgError(
-            f"{op}: {batch_prefix(A, i)}The factorization could not be completed because the input is not positive-definite "
-            f"(the leading minor of order {lo} is not positive-definite)."
-        )
-    return LinAlgError(f"{op}: The factorization could not be completed because the input is not positive-definite.")
+        order = _failing_minor(M, upper)
+        if order is not None:
+            return LinAlgError(
+                f"{op}: {batch_prefix(A, i)}The factorization could not be completed because the input is not "
+                f"positive-definite (the leading minor of order {order} is not positive-definite)."
+            )
+    return None
 
 
 @register_kernel("linalg_cholesky")
@@ -43,7 +48,14 @@ def cholesky(outs, ins, attrs):
     try:
         L = np.linalg.cholesky(A, upper=attrs["upper"])
     except np.linalg.LinAlgError:
-        raise _not_pd_error("linalg.cholesky", A, attrs["upper"]) from None
+        error = _not_pd_error("linalg.cholesky", A, attrs["upper"])
+        raise error or LinAlgError(
+            "linalg.cholesky: The factorization could not be completed because the input is not positive-definite."
+        ) from None
+    if L.size and not np.isfinite(L).all():  # a NaN pivot NumPy let through, or an infinity LAPACK may keep
+        error = _not_pd_error("linalg.cholesky", A, attrs["upper"])
+        if error is not None:
+            raise error
     store(outs[0], L)
 
 
@@ -60,14 +72,14 @@ def qr(outs, ins, attrs):
 
 @register_kernel("linalg_svd")
 def svd(outs, ins, attrs):
-    U, S, Vh = np.linalg.svd(*compute(ins[0]), full_matrices=attrs["full_matrices"])
+    U, S, Vh = _svd(*compute(ins[0]), full_matrices=attrs["full_matrices"])
     for out, value in zip(outs, (U, S, Vh), strict=True):
         store(out, value)
 
 
 @register_kernel("linalg_svdvals")
 def svdvals(outs, ins, attrs):
-    store(outs[0], np.linalg.svd(*compute(ins[0]), compute_uv=False))
+    store(outs[0], _svd(*compute(ins[0]), compute_uv=False))
 
 
 @register_kernel("linalg_eigh")
@@ -85,7 +97,7 @@ def eigvalsh(outs, ins, attrs):
 def _singular_values(A: np.ndarray, hermitian: bool) -> np.ndarray:
     if hermitian:
         return np.abs(np.linalg.eigvalsh(A))
-    return np.linalg.svd(A, compute_uv=False)
+    return _svd(A, compute_uv=False)
 
 
 def _tolerance(S: np.ndarray, shape: tuple, attrs: dict) -> np.ndarray:
@@ -100,7 +112,7 @@ def _tolerance(S: np.ndarray, shape: tuple, attrs: dict) -> np.ndarray:
 @register_kernel("linalg_pinv")
 def pinv(outs, ins, attrs):
     (A,) = compute(ins[0])
-    U, S, Vh = np.linalg.svd(A, full_matrices=False)
+    U, S, Vh = _svd(A, full_matrices=False)
     tol = _tolerance(S, A.shape, attrs)
     s_inv = np.zeros_like(S)
     np.divide(1, S, out=s_inv, where=tol < S)  # only the kept singular values are inverted

@@ -12,7 +12,7 @@ import numpy as np
 from ...._core.errors import LinAlgError
 from ....dispatch.opexpr import register_kernel
 from ..common import store
-from ._common import batch_prefix, batches, compute
+from ._common import batch_prefix, batches, compute, nan_matrices
 
 
 def _zero_pivot(M: np.ndarray) -> int | None:
@@ -51,17 +51,28 @@ def inv(outs, ins, attrs):
         result = np.linalg.inv(A)
     except np.linalg.LinAlgError:
         raise singular_error("linalg.inv", A) from None
+    _spread_nan(result, A)
     store(outs[0], result)
+
+
+def _spread_nan(result: np.ndarray, A: np.ndarray) -> None:
+    """NaN over each result whose matrix holds a NaN (NumPy may leave rows of it finite)."""
+    has_nan = nan_matrices(A)
+    if has_nan is not None:
+        result[has_nan] = np.nan
 
 
 @register_kernel("linalg_det")
 def det(outs, ins, attrs):
-    store(outs[0], np.linalg.det(*compute(ins[0])))
+    with np.errstate(invalid="ignore"):  # a NaN determinant is the answer, not a warning
+        store(outs[0], np.linalg.det(*compute(ins[0])))
 
 
 @register_kernel("linalg_slogdet")
 def slogdet(outs, ins, attrs):
-    sign, logabsdet = np.linalg.slogdet(*compute(ins[0]))
+    with np.errstate(invalid="ignore"):
+        sign, logabsdet = np.linalg.slogdet(*compute(ins[0]))
+    sign = np.where(np.isnan(logabsdet), 0, sign)  # PyTorch's sign of a NaN determinant
     store(outs[0], sign)
     store(outs[1], logabsdet)
 
@@ -77,7 +88,10 @@ def solve(outs, ins, attrs):
     try:
         X = np.linalg.solve(A, B[..., None] if vector else B)
     except np.linalg.LinAlgError:
-        raise LinAlgError("linalg.solve: The solver failed because the input matrix is singular.") from None
+        raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix is singular.") from None
+    has_nan = nan_matrices(A)
+    if has_nan is not None:
+        X[np.broadcast_to(has_nan, X.shape[:-2])] = np.nan
     if vector:
         X = X[..., 0]
     elif not attrs["left"]:

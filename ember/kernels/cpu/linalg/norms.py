@@ -6,6 +6,7 @@ import numpy as np
 
 from ....dispatch.opexpr import register_kernel
 from ..common import compute_dtype, store
+from ._common import svd_error
 
 
 def _norm_input(x: np.ndarray, attrs: dict) -> np.ndarray:
@@ -48,5 +49,8 @@ def matrix_norm(outs, ins, attrs):
     if x.shape[-1] == 0 or x.shape[-2] == 0:
         out[...] = 0
         return
-    r = np.linalg.norm(x, ord=attrs["ord"], axis=(-2, -1))
+    try:
+        r = np.linalg.norm(x, ord=attrs["ord"], axis=(-2, -1))
+    except np.linalg.LinAlgError:  # the 2, -2 and nuclear norms' SVD meets a NaN
+        raise svd_error(x) from None
     store(out, np.reshape(r, out.shape))

@@ -69,13 +69,27 @@ _pointwise_loss("huber_loss", _huber)
 _pointwise_loss("smooth_l1_loss", _smooth_l1)
 
 
+def _check_probabilities(x: np.ndarray, t: np.ndarray) -> None:
+    """PyTorch's element-wise check, NaN included: the first element outside [0, 1] names its
+    argument (input before target at the same element)."""
+    if not x.size:
+        return
+    with np.errstate(invalid="ignore"):
+        bad_x = ~((x >= 0) & (x <= 1))
+        bad_t = ~((t >= 0) & (t <= 1))
+    bad = bad_x | bad_t
+    if bad.any():
+        first = np.unravel_index(int(np.argmax(bad)), bad.shape)
+        name = "input" if np.broadcast_to(bad_x, bad.shape)[first] else "target"
+        raise RuntimeError(f"all elements of {name} should be between 0 and 1")
+
+
 @register_kernel("binary_cross_entropy")
 def _bce(outs, ins, attrs):
     out = outs[0]
     ct = compute_dtype(out.dtype)
     x, t = ins[0].astype(ct, copy=False), ins[1].astype(ct, copy=False)
-    if x.size and ((x < 0) | (x > 1)).any():
-        raise RuntimeError("all elements of input should be between 0 and 1")
+    _check_probabilities(x, t)
     with np.errstate(divide="ignore", invalid="ignore"):
         log_x = np.maximum(np.log(x), -100)
         log_1mx = np.maximum(np.log1p(-x), -100)
