@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import mmap
+import os
 import threading
 import weakref
 from collections.abc import Iterator
@@ -211,6 +213,18 @@ def reset_peak_memory_stats(device: Device | str | None = None) -> None:
 OUT_OF_MEMORY = (MemoryError, OSError, OverflowError)
 
 
+@functools.cache
+def machine_memory() -> int:
+    """Physical memory plus swap, in bytes: no single block past it can ever be had."""
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    try:
+        with open("/proc/meminfo") as f:
+            swap = next((int(line.split()[1]) * 1024 for line in f if line.startswith("SwapTotal:")), 0)
+    except OSError:
+        swap = 0
+    return total + swap
+
+
 def allocation_failed(allocator: object, nbytes: int, exc: BaseException) -> RuntimeError:
     """The one error for memory the system refused, naming the allocator, the bytes and the
     device, in PyTorch's words (``DefaultCPUAllocator: can't allocate memory: ...``); every
@@ -262,6 +276,13 @@ class Allocator:
         """A block of ``nbytes`` and a C-contiguous typed array over it: how kernel outputs are made."""
         data = self.allocate(nbytes)
         return data, np.ndarray(shape, np_dtype, data.buffer)
+
+    def reserve(self, nbytes: int) -> None:
+        """Refuse now an allocation that could never succeed later: a lazily allocated storage
+        (``empty``) calls it when made, so its error comes where PyTorch's does, not on first use.
+        A block larger than the machine's memory and swap together is what the system refuses."""
+        if nbytes > machine_memory():
+            raise allocation_failed(self, nbytes, MemoryError(f"more than the machine's {machine_memory()} bytes of memory and swap"))
 
     def _check_nbytes(self, nbytes: int) -> None:
         if isinstance(nbytes, bool) or not isinstance(nbytes, int):
@@ -395,6 +416,9 @@ class _UnavailableAllocator(Allocator):
 
     def allocate(self, nbytes: int) -> DataPtr:
         raise RuntimeError(f"cannot allocate {nbytes} bytes on device '{self.device}': {self._why}")
+
+    def reserve(self, nbytes: int) -> None:
+        self.allocate(nbytes)
 
 
 # ---------------------------------------------------------------------------------------

@@ -82,6 +82,8 @@ class Storage:
                 self._allocator = _alloc.get_allocator(self._device)
             if not lazy:
                 self._materialize()
+            elif nbytes:
+                self._allocator.reserve(nbytes)  # a lazy storage still fails where the memory could never be had
 
     @classmethod
     def _from_dataptr(

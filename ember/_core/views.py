@@ -18,6 +18,7 @@ import operator
 import warnings
 
 from . import dtype as _dt
+from .allocator import machine_memory
 from .shape import (
     broadcast_shapes,
     check_numel,
@@ -422,6 +423,16 @@ def split(self, split_size_or_sections, dim: int = 0):
     return tuple(out)
 
 
+# A Tensor object takes some hundreds of bytes: a request for more pieces than memory holds at
+# this size could only end in MemoryError after a long loop, so it is refused up front.
+_BYTES_PER_PIECE = 512
+
+
+def _check_piece_count(n: int, op: str, arg: str) -> None:
+    if n > machine_memory() // _BYTES_PER_PIECE:
+        raise RuntimeError(f"{op}(): {arg}={n} would make {n} tensors, more than this machine's memory holds")
+
+
 def chunk(self, chunks: int, dim: int = 0):
     chunks = _index(chunks, "chunk", "chunks")
     if chunks <= 0:
@@ -430,7 +441,8 @@ def chunk(self, chunks: int, dim: int = 0):
     d = wrap_dim(dim, len(self._shape), "chunk")
     size = self._shape[d]
     step = -(-size // chunks)
-    if size == 0:
+    if size == 0:  # an empty dim gives `chunks` empty pieces; otherwise there are at most `size`
+        _check_piece_count(chunks, "chunk", "chunks")
         return tuple(narrow(self, d, 0, 0) for _ in range(chunks))
     return split(self, step, d)
 
@@ -451,6 +463,7 @@ def tensor_split(self, indices_or_sections, dim: int = 0):
     n = _index(indices_or_sections, "tensor_split", "sections")
     if n <= 0:
         raise RuntimeError(f"tensor_split(): number of sections must be larger than 0, got {n}")
+    _check_piece_count(n, "tensor_split", "sections")
     base, extra = divmod(size, n)
     out, start = [], 0
     for i in range(n):

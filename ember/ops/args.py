@@ -167,7 +167,10 @@ def to_float(value, fn, param, position):
     if isinstance(value, Tensor) and value.ndim == 0 and value.dtype is not _dt.bool_ and not value.dtype.is_complex:
         return float(value.item())
     if isinstance(value, (numbers.Real, np.floating, np.integer)):
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:  # an int past float64's range
+            raise OverflowError(f"{fn}(): {_where(param, position)} is an int too large to convert to float: {value}") from None
     raise arg_error(fn, param, position, "Float", value)
 
 

@@ -153,15 +153,21 @@ def test_allocation_failure_names_bytes_device_and_allocator():
     assert isinstance(info.value.__cause__, (OSError, MemoryError))
 
 
-def test_empty_allocates_on_first_use_and_fails_there_by_name():
-    t = ember.empty(UNMAPPABLE)  # lazily allocated, as documented
+@pytest.mark.parametrize("dtype", [ember.float32, ember.string])
+def test_empty_refuses_when_made_memory_no_machine_has(dtype):
+    # empty allocates on first use, but a size past memory and swap fails at once, as torch's does
+    with pytest.raises(RuntimeError, match="can't allocate memory: you tried to allocate"):
+        ember.empty(UNMAPPABLE, dtype=dtype)
+    with pytest.raises(RuntimeError, match="no CUDA backend"):
+        ember.empty(2, device=5)  # an int is a CUDA ordinal, as in torch
+
+
+def test_empty_that_fails_on_first_use_says_so_by_name(monkeypatch):
+    t = ember.empty(1000)  # lazily allocated, as documented: nothing to fail yet
+    assert not t.untyped_storage().is_allocated
+    monkeypatch.setattr(_alloc, "_fresh_block", _refused)
     with pytest.raises(RuntimeError, match="can't allocate memory: you tried to allocate"):
         t.fill_(1.0)
-
-
-def test_string_storage_failure_is_named():
-    with pytest.raises(RuntimeError, match="can't allocate memory"):
-        ember.empty(UNMAPPABLE, dtype=ember.string).fill_(b"")
 
 
 @pytest.mark.parametrize("allocator", [_alloc.CPUAllocator(), _alloc.CachingAllocator()], ids=["cpu", "caching"])

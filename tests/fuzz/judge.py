@@ -26,7 +26,7 @@ import numpy as np
 import ember
 from tests._oracle import torch
 
-CLEAR = (TypeError, ValueError, RuntimeError, IndexError, NotImplementedError, MemoryError)
+CLEAR = (TypeError, ValueError, RuntimeError, IndexError, NotImplementedError, MemoryError, OverflowError)
 SECONDS_PER_CALL = 10
 HEADROOM_BYTES = 2 << 30  # address space a call may take beyond what the process already has
 
@@ -38,12 +38,13 @@ LEAKED = re.compile(
         r"too many indices for array", r"could not broadcast input array", r"negative dimensions are not allowed",
         r"maximum supported dimension for an ndarray", r"object is not subscriptable", r"object is not iterable",
         r"unsupported operand type", r"has no len\(\)", r"not supported between instances of",
-        r"object cannot be interpreted as an integer", r"Python int too large to convert", r"unhashable type", r"Errno", r"zero-size array to reduction operation", r"^axis \d+ is out of bounds",
+        r"object cannot be interpreted as an integer", r"Python int too large to convert", r"unhashable type", r"Errno", r"^int too large to convert to float", r"zero-size array to reduction operation", r"^axis \d+ is out of bounds",
     ))
 )  # fmt: skip
 # torch refusing for want of a kernel of its own is no reason for ember to refuse
 TORCH_LIMITS = re.compile(
-    r"not implemented for|not supported|Unsupported|does not support|is not implemented|Could not run|promot", re.I
+    r"not implemented for|not supported|Unsupported|does not support|is not implemented|Could not run|promot|doesn't handle types",
+    re.I,
 )
 
 
@@ -57,8 +58,11 @@ def limits():
     """Fail a call that hangs, and one that would take the machine's memory, instead of
     waiting on it; both limits go back to what they were afterwards."""
 
+    active = [True]
+
     def expire(signum, frame):
-        raise Hang(f"no answer within {SECONDS_PER_CALL} s")
+        if active[0]:  # once the call is over, a late tick has nothing to stop
+            raise Hang(f"no answer within {SECONDS_PER_CALL} s")
 
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     cap = _address_space() + HEADROOM_BYTES
@@ -70,6 +74,7 @@ def limits():
     try:
         yield
     finally:
+        active[0] = False
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)

@@ -26,8 +26,10 @@ RANDOM_VALUES = {
 # entries whose index results are unspecified among equal values: their values are compared
 TIED_INDICES = {"topk", "sort", "kthvalue", "mode", "median", "nanmedian", "msort"}
 
-# keywords ember accepts that torch's namesake lacks (docs/bad-input.md, "Extensions")
+# keywords ember accepts that torch's namesake lacks (docs/bad-input.md, "Extensions"); a keyword
+# named "entry:keyword" is ember's for that entry alone
 EXTENSION_KEYWORDS = {
+    "eye:k": "the array API's eye(n, m, k=) diagonal offset",
     "placement": "global tensors: a factory makes a global tensor on a placement",
     "sbp": "global tensors: the layout of a factory's global tensor",
     "generator": "dropout takes a generator, as every other random op does",
@@ -35,6 +37,9 @@ EXTENSION_KEYWORDS = {
     "axis": "the array API's spelling of dim, accepted everywhere",
     "keepdims": "the array API's spelling of keepdim, accepted everywhere",
 }
+
+# the reductions that take keepdim without a dim (every dim reduced, and kept as size 1)
+REDUCTIONS = {"sum", "prod", "mean", "nansum", "nanmean", "amax", "amin", "std", "var", "count_nonzero", "all", "any", "norm"}
 
 # torch refusals on spelling alone, where ember's answer is the one the caller meant:
 # (entry, or None for every entry; what torch says; why ember answers)
@@ -45,13 +50,13 @@ LENIENT = [
     (None, r"argument 'other' \(position 2\) must be Tensor, not (int|float|bool|complex)", "a Python number beside a tensor"),
     ("Tensor.uniform_", r"unexpected keyword argument '(low|high)'", "torch spells them from/to, Python keywords"),
     ("prod", r"argument 'dim' \(position 2\) must be int, not tuple|got \(Tensor, tuple", "prod over several dims, as sum"),
-    ("prod", r"missing 1 required positional arguments: \"dim\"", "prod(x, keepdim=True): every dim reduced and kept, as sum"),
+    (REDUCTIONS, r"missing 1 required positional arguments: \"dim\"", "sum(x, keepdim=True): every dim reduced and kept"),
     ("normal", r"got \(float, float, int\)", "normal(mean, std, n): one int for the size"),
     (None, r"invalid combination of arguments - got \(Tensor, keepdim=bool", "keepdim without dim: every dim reduced and kept"),
     ("arange", r"got \((int|float|bool), .*step=", "arange(end, step=s) counts from 0"),
     ("argsort", r"takes from 2 to 1 positional arguments", "torch's argsort(x, dim, stable=...) refuses its own signature"),
 ]
-LENIENT = [(entry, re.compile(pattern), why) for entry, pattern, why in LENIENT]
+LENIENT = [({entry} if isinstance(entry, str) else entry, re.compile(pattern), why) for entry, pattern, why in LENIENT]
 # in a call of plausible arguments, None for an argument ember declares optional means its default
 NONE_MEANS_DEFAULT = re.compile(r"NoneType")
 

@@ -111,7 +111,7 @@ def judge_call(entry, args, kwargs, arrays, note) -> str | None:
     status, outcome = judge.run(_ember_fn(entry), args, kwargs)
     target = judge.call_torch_target(entry, TORCH_NAMES)
     expected = None
-    extensions = {k for k in kwargs if k in EXTENSION_KEYWORDS}
+    extensions = {k for k in kwargs if k in EXTENSION_KEYWORDS or f"{entry.name}:{k}" in EXTENSION_KEYWORDS}
     if any(kwargs[k] not in (None, False) for k in extensions):
         target = None  # ember's own keyword in use: nothing in torch to compare with
     if target is not None:
@@ -140,7 +140,7 @@ def judge_call(entry, args, kwargs, arrays, note) -> str | None:
             _count("ember answered, torch lacks a kernel")
             return None
         message = str(expected[1])
-        lenient = any((name in (None, entry.name)) and pattern.search(message) for name, pattern, _ in LENIENT)
+        lenient = any((names is None or entry.name in names) and pattern.search(message) for names, pattern, _ in LENIENT)
         if lenient or (note == "plausible" and NONE_MEANS_DEFAULT.search(message)):
             _count("ember answered, lenient where torch is strict")
             return None

@@ -171,7 +171,7 @@ def _moment(is_std: bool):
             else:
                 sq = np.multiply(d, d, out=d)
             s = np.sum(sq, axis=dims, keepdims=attrs["keepdim"])
-            s = np.divide(s, max(n - attrs["correction"], 0.0))
+            s = np.divide(s, max(n - attrs["correction"], 0.0) if n else 0.0)  # no elements: nan, whatever the correction
             if is_std:
                 s = np.sqrt(s)
         store(out, s)

@@ -198,6 +198,8 @@ def _unique(op: OpExpr, name: str, input, return_inverse, return_counts, dim):
     if input._dtype is _dt.string:
         raise TypeError(f"{name}(): string tensors are not supported")
     if dim is not None:
+        if not input._shape:  # torch's words: a 0-d tensor has no dim to take unique slices along
+            raise IndexError(f"{name}(): Dimension specified as {dim} but tensor has no dimensions")
         dim = wrap_dim(dim, len(input._shape), name)
     # The count is read now (a sync point, as nonzero's): it runs on the eager interpreter in any
     # mode, so building a graph still refuses the data-dependent size naming the input's tensor.

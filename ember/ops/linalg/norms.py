@@ -38,7 +38,12 @@ def _norm_dtype(op: str, x, dtype) -> _dt.DType:
     check_float(op, x, low_precision=True)
     if dtype is None:
         return x._dtype
-    if not (dtype.is_floating_point or dtype.is_complex) or _dt.promote_types(x._dtype, dtype) is not dtype:
+    if not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError(f"{op}: dtype should be floating point or complex, but got {torch_name(dtype)}")
+    if dtype.is_complex != x._dtype.is_complex:  # the norm of a real input is real, of a complex one computed in complex
+        kind = "complex for complex" if x._dtype.is_complex else "real for real"
+        raise RuntimeError(f"{op}: dtype should be {kind} inputs, but got {torch_name(dtype)}")
+    if _dt.promote_types(x._dtype, dtype) is not dtype:
         raise RuntimeError(
             f"{op}: the dtype of the input ({torch_name(x._dtype)}) should be convertible without narrowing to the specified dtype ({torch_name(dtype)})"
         )

@@ -8,6 +8,7 @@ True
 
 from __future__ import annotations
 
+from ..._core import dtype as _dt
 from ..._core.tensor import Tensor
 from ...dispatch import OpExpr, dispatch
 from ..common import broadcast_pair
@@ -84,8 +85,14 @@ declare(
 @functor("Uniform_")
 def uniform_(self, low=0.0, high=1.0, generator=None):
     check_kinds("uniform_", "self", self._dtype, FLOAT_OR_COMPLEX)
+    limit = _dt.finfo(self._dtype.to_real() if self._dtype.is_complex else self._dtype).max
+    for name, bound in (("from", low), ("to", high)):
+        if not -limit <= bound <= limit:  # nan included
+            raise RuntimeError(f"uniform_(): {name}={bound} is out of bounds for {self._dtype.name}")
     if low > high:
         raise RuntimeError(f"uniform_(): expects to return a [from, to) range, but found from={low} > to={high}")
+    if high - low > limit:
+        raise RuntimeError(f"uniform_(): expects to-from <= {limit}, the largest {self._dtype.name}, but found to={high} and from={low}")
     return sample_into(UNIFORM, self, generator, {"low": float(low), "high": float(high)})
 
 
