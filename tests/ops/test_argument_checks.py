@@ -169,3 +169,8 @@ def test_flip_with_no_dims_reverses_nothing():
     x = ember.tensor([[1, 2], [3, 4]])
     assert ember.flip(x, ()).tolist() == [[1, 2], [3, 4]]
     assert ember.array_api.flip(ember.array_api.asarray([[1, 2], [3, 4]])).tolist() == [[4, 3], [2, 1]]
+
+
+def test_a_float_argument_past_float64_is_an_overflow_naming_the_argument():
+    with pytest.raises(OverflowError, match=r"dropout\(\): argument 'p' \(position 2\) is an int too large to convert to float"):
+        ember.nn.functional.dropout(ember.ones(3), -(10**400))

@@ -300,3 +300,28 @@ def test_empty_and_requires_grad():
     assert ember.rand((2,), requires_grad=True).requires_grad
     with pytest.raises(RuntimeError, match="only Tensors of floating point"):
         ember.randint(0, 3, (2,), requires_grad=True)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "float64", "complex64"])
+@pytest.mark.parametrize(
+    ("low", "high", "message"),
+    [
+        (float("nan"), 1.0, "from=nan is out of bounds"),
+        (0.0, float("inf"), "to=inf is out of bounds"),
+        (-1e308, 1.0, r"from=-1e\+308 is out of bounds"),
+        (2.0, 1.0, r"expects to return a \[from, to\) range"),
+    ],
+)
+def test_uniform_bounds_are_checked_against_the_dtype(dtype, low, high, message):
+    t = ember.zeros(3, dtype=getattr(ember, dtype))
+    if dtype == "float64" and low == -1e308:
+        t.uniform_(low, high)  # within float64's range: a valid (if wide) interval
+        return
+    with pytest.raises(RuntimeError, match=rf"uniform_\(\): {message}"):
+        t.uniform_(low, high)
+    assert (t.real if t.dtype.is_complex else t).abs().sum().item() == 0.0  # refused before writing
+
+
+def test_uniform_refuses_an_interval_wider_than_the_dtype():
+    with pytest.raises(RuntimeError, match=r"uniform_\(\): expects to-from <="):
+        ember.zeros(3).uniform_(-3e38, 3e38)

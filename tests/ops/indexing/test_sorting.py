@@ -184,3 +184,11 @@ def test_gradients_match_torch():
     a = np.random.default_rng(5).standard_normal((4, 5))
     top_then_sort = lambda x: x.topk(3, 1).values.sort(0).values  # noqa: E731 - the same expression in both libraries
     check(top_then_sort, top_then_sort, a, grad=True, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["unique", "unique_consecutive"])
+@pytest.mark.parametrize("dim", [0, -1])
+def test_unique_along_a_dim_of_a_0d_tensor_is_torchs_index_error(name, dim):
+    with pytest.raises(IndexError, match=rf"{name}\(\): Dimension specified as {dim} but tensor has no dimensions"):
+        getattr(ember, name)(ember.tensor(1.5), dim=dim)
+    assert getattr(ember, name)(ember.tensor(1.5)).tolist() == [1.5]  # without a dim, one value

@@ -172,3 +172,20 @@ def test_the_norm_of_one_element_is_its_magnitude(p, shape):
     assert ember.linalg.vector_norm(x, p).item() == pytest.approx(1e30, rel=1e-6)
     assert ember.linalg.vector_norm(ember.tensor([-3.0 + 4.0j]), p).item() == pytest.approx(5.0)
     assert ember.linalg.vector_norm(ember.tensor([0.0]), 0).item() == 0.0
+
+
+@pytest.mark.parametrize(
+    ("fn", "x", "dtype", "message"),
+    [
+        (ember.linalg.vector_norm, ember.ones(3), ember.complex64, "dtype should be real for real inputs"),
+        (ember.linalg.norm, ember.ones(3, 3), ember.complex64, "dtype should be real for real inputs"),
+        (ember.linalg.matrix_norm, ember.ones(3, 3, dtype=ember.complex64), ember.float32, "dtype should be complex for complex inputs"),
+        (ember.linalg.matrix_norm, ember.ones(3, 3), ember.int64, "dtype should be floating point or complex"),
+        (ember.linalg.matrix_norm, ember.ones(3, 3), ember.float16, "convertible without narrowing"),
+    ],
+    ids=["vector real->complex", "norm real->complex", "matrix complex->real", "int", "narrowing"],
+)
+def test_norm_dtype_must_keep_the_kind_and_not_narrow(fn, x, dtype, message):
+    with pytest.raises(RuntimeError, match=message):
+        fn(x, dtype=dtype)
+    assert ember.linalg.vector_norm(ember.ones(3, dtype=ember.complex64), dtype=ember.complex128).dtype is ember.float64

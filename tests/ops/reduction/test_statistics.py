@@ -1,6 +1,7 @@
 """var, std, logsumexp: against PyTorch (correction/unbiased, result dtypes, refusals) and their
 derivatives (gradcheck, gradgradcheck, torch's gradients)."""
 
+import math
 import warnings
 
 import pytest
@@ -93,3 +94,13 @@ def test_matches_torch(name, torch_fn):
 def test_gradgradcheck(name):
     fn, shape = CASES[name]
     assert gradgradcheck(fn, (R(*shape),))
+
+
+@pytest.mark.parametrize("name", ["var", "std"])
+@pytest.mark.parametrize("correction", [-2.5, 0, 1, 3])
+def test_var_and_std_of_no_elements_are_nan_whatever_the_correction(name, correction):
+    fn = getattr(ember, name)
+    assert math.isnan(fn(ember.zeros(2, 0), correction=correction).item())
+    row = fn(ember.zeros(2, 0), dim=1, correction=correction)
+    assert row.shape == (2,) and all(math.isnan(v) for v in row.tolist())
+    assert fn(ember.zeros(2, 0), dim=0, correction=correction).shape == (0,)

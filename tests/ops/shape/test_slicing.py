@@ -72,3 +72,16 @@ def test_gradients_match_torch():
     a = np.random.default_rng(3).standard_normal((3, 4, 5))
     view = lambda t: t.permute(2, 0, 1)[1:, ::2].diagonal(0, 0, 2)  # noqa: E731 - the same expression in both libraries
     check(view, view, a, grad=True, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("fn", "arg"),
+    [(lambda t, n: ember.chunk(t, n), "chunks"), (lambda t, n: ember.tensor_split(t, n), "sections")],
+    ids=["chunk", "tensor_split"],
+)
+def test_more_pieces_than_memory_holds_are_refused_at_once(fn, arg):
+    # a Python loop over 2**62 empty views would never end
+    with pytest.raises(RuntimeError, match=rf"{arg}=4611686018427387904 would make 4611686018427387904 tensors"):
+        fn(ember.zeros(0), 2**62)
+    assert len(ember.chunk(ember.zeros(4), 2**62)) == 4  # a non-empty dim gives at most its size
+    assert len(fn(ember.zeros(0), 3)) == 3
