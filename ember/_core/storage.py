@@ -50,7 +50,12 @@ sync_point = _SyncPoint()
 
 
 class Storage:
-    """Untyped bytes: ``nbytes``, a device, an allocator, and (once allocated) the memory."""
+    """Untyped bytes: ``nbytes``, a device, an allocator, and (once allocated) the memory.
+
+    A ``lazy`` storage allocates on first use, but asks its allocator to ``reserve`` the bytes
+    when made, so memory that could never be had is refused at once; a storage that never
+    allocates (a graph tensor's) passes ``reserve=False``.
+    """
 
     # _watched: autograd saved a tensor of this storage (set by autograd, read with a default)
     __slots__ = ("__weakref__", "_allocator", "_data", "_device", "_holds_objects", "_nbytes", "_readonly", "_version", "_watched")
@@ -63,6 +68,7 @@ class Storage:
         allocator: _alloc.Allocator | None = None,
         lazy: bool = False,
         holds_objects: bool = False,
+        reserve: bool = True,
     ) -> None:
         if isinstance(nbytes, bool) or not isinstance(nbytes, int):
             raise TypeError(f"Storage(): argument 'nbytes' must be int, not {type(nbytes).__name__}")
@@ -82,7 +88,7 @@ class Storage:
                 self._allocator = _alloc.get_allocator(self._device)
             if not lazy:
                 self._materialize()
-            elif nbytes:
+            elif nbytes and reserve:
                 self._allocator.reserve(nbytes)  # a lazy storage still fails where the memory could never be had
 
     @classmethod

@@ -30,7 +30,7 @@ class SymbolicStorage(Storage):
     __slots__ = ("_owner",)
 
     def __init__(self, nbytes: int, holds_objects: bool, owner: str) -> None:
-        super().__init__(nbytes, device=CPU, lazy=True, holds_objects=holds_objects)
+        super().__init__(nbytes, device=CPU, lazy=True, holds_objects=holds_objects, reserve=False)
         self._allocator = None  # it never allocates, whichever allocator is in use around it
         self._owner = owner
 
