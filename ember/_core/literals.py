@@ -220,7 +220,7 @@ def check_literal(value, dtype: _dt.DType, op: str):
     """``value`` (an element of ``ember.tensor``'s data) as an exact Python scalar of ``dtype``,
     refused where PyTorch refuses it: overflow, NaN/inf into integers, complex into real dtypes."""
     kind = dtype.kind
-    if kind == "b":
+    if kind == "b" and (isinstance(value, (numbers.Number, np.generic)) or (hasattr(value, "__bool__") and value is not None)):
         return bool(value)
     if kind == "f" and not isinstance(value, (numbers.Number, np.generic, str, bytes)) and hasattr(value, "__float__"):
         return float(value)

@@ -202,7 +202,11 @@ def squeeze(self, dim=None):
     if dim is None:
         dims = set(range(ndim))
     elif isinstance(dim, (tuple, list)):
-        dims = {wrap_dim(d, ndim, "squeeze") for d in dim}
+        wrapped = [wrap_dim(d, ndim, "squeeze") % max(ndim, 1) for d in dim]  # a 0-d tensor's -1 is its 0
+        dims = set(wrapped)
+        if len(dims) != len(wrapped):
+            repeated = next(d for d in wrapped if wrapped.count(d) > 1)
+            raise RuntimeError(f"squeeze(): dim {repeated} appears multiple times in the list of dims")
     else:
         dims = {wrap_dim(dim, ndim, "squeeze")}
     keep = [d for d in range(ndim) if not (d in dims and self._shape[d] == 1)]

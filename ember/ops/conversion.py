@@ -144,6 +144,8 @@ def _parse_to(args, dtype, device, copy):
         return dtype, device, copy
     first, rest = args[0], args[1:]
     if isinstance(first, Tensor):
+        if dtype is not None or device is not None:
+            raise TypeError("to(): a tensor to match takes no dtype= or device= beside it (to(other) copies both from other)")
         dtype, device = first._dtype, first._storage._device
     elif _is_dtype(first):
         dtype = _dt.as_dtype(first, op="to")

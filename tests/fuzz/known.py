@@ -30,6 +30,7 @@ TIED_INDICES = {"topk", "sort", "kthvalue", "mode", "median", "nanmedian", "msor
 # named "entry:keyword" is ember's for that entry alone
 EXTENSION_KEYWORDS = {
     "eye:k": "the array API's eye(n, m, k=) diagonal offset",
+    "linspace:endpoint": "the array API's linspace(..., endpoint=False)",
     "placement": "global tensors: a factory makes a global tensor on a placement",
     "sbp": "global tensors: the layout of a factory's global tensor",
     "generator": "dropout takes a generator, as every other random op does",
@@ -45,10 +46,26 @@ REDUCTIONS = {"sum", "prod", "mean", "nansum", "nanmean", "amax", "amin", "std",
 # (entry, or None for every entry; what torch says; why ember answers)
 LENIENT = [
     (None, r"must be tuple of ints, not int", "one int for a size list: the list of that one int"),
-    (None, r"argument 'dtype' must be torch.dtype, not (str|type)", "a dtype by name or by NumPy type"),
+    (None, r"argument 'dtype' must be torch.dtype, not (str|type)|dtype=(str|type)[,)]", "a dtype by name or by NumPy type"),
     (None, r"argument 'memory_format' must be torch.memory_format, not NoneType", "memory_format=None: the default"),
     (None, r"argument 'other' \(position 2\) must be Tensor, not (int|float|bool|complex)", "a Python number beside a tensor"),
-    ("Tensor.uniform_", r"unexpected keyword argument '(low|high)'", "torch spells them from/to, Python keywords"),
+    (
+        {"Tensor.uniform_", "Tensor.random_"},
+        r"unexpected keyword argument '(low|high)'|got \((low|high)=",
+        "torch spells them from/to, Python keywords",
+    ),
+    ({"sort", "argsort"}, r"got \(Tensor, int, stable=bool\)", "torch takes dim by keyword only beside stable="),
+    ("chunk", r"split_size can only be 0 if dimension size is 0", "torch's size + chunks - 1 overflows int64 for a huge chunks"),
+    (
+        "logsumexp",
+        r"output with shape \[\] doesn't match the broadcast shape",
+        "torch's logsumexp(x, ()) cannot write its own result",
+    ),
+    (
+        None,
+        r"can't convert negative int to unsigned|int too big to convert|Overflow when unpacking long",
+        "an int past int64 beside a float tensor: its float value",
+    ),
     ("prod", r"argument 'dim' \(position 2\) must be int, not tuple|got \(Tensor, tuple", "prod over several dims, as sum"),
     (REDUCTIONS, r"missing 1 required positional arguments: \"dim\"", "sum(x, keepdim=True): every dim reduced and kept"),
     ("normal", r"got \(float, float, int\)", "normal(mean, std, n): one int for the size"),
@@ -57,7 +74,7 @@ LENIENT = [
     ("argsort", r"takes from 2 to 1 positional arguments", "torch's argsort(x, dim, stable=...) refuses its own signature"),
 ]
 LENIENT = [({entry} if isinstance(entry, str) else entry, re.compile(pattern), why) for entry, pattern, why in LENIENT]
-# in a call of plausible arguments, None for an argument ember declares optional means its default
+# None for an argument ember declares optional means its default
 NONE_MEANS_DEFAULT = re.compile(r"NoneType")
 
 # torch callables for entries whose torch namesake is not found by name

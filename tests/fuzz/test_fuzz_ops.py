@@ -53,7 +53,7 @@ def draw_call(data, entry):
     required = [p for p in params if not p.has_default]
     missing = data.draw(st.sampled_from(required), label="missing").name if mode == "missing" and required else None
     args, kwargs = [], {}
-    by_keyword = False
+    by_keyword = none_for_optional = False
     for p in params:
         if p.name == missing:
             by_keyword = True  # what follows a gap can only go by name
@@ -62,6 +62,8 @@ def draw_call(data, entry):
             by_keyword = by_keyword or not p.kw_only
             continue
         value = drawer.value(p, bad=p.name == bad)
+        if value is None and p.type.optional:
+            none_for_optional = True
         if p.kw_only or by_keyword:
             kwargs[p.name] = value
         else:
@@ -71,6 +73,8 @@ def draw_call(data, entry):
     elif mode == "unknown keyword":
         kwargs["no_such_argument"] = 1
     note = {"bad argument": f"bad {bad}", "missing": f"without {missing}"}.get(mode, mode)
+    if none_for_optional:
+        note += ", None for an optional argument"
     return args, kwargs, drawer.arrays, note
 
 
@@ -141,13 +145,15 @@ def judge_call(entry, args, kwargs, arrays, note) -> str | None:
             return None
         message = str(expected[1])
         lenient = any((names is None or entry.name in names) and pattern.search(message) for names, pattern, _ in LENIENT)
-        if lenient or (note == "plausible" and NONE_MEANS_DEFAULT.search(message)):
+        if lenient or ("None for an optional" in note and NONE_MEANS_DEFAULT.search(message)):
             _count("ember answered, lenient where torch is strict")
             return None
         return f"accepted what torch refuses ({type(expected[1]).__name__}: {str(expected[1])[:300]})"
     _count("compared with torch")
     values = entry.name not in RANDOM_VALUES and entry.family != "random"
     loose = entry.namespace == "linalg" or entry.family == "linalg"
+    if loose and any(judge.has_nonfinite(a) for a in arrays.values()):
+        values = False  # LAPACK's answer for a non-finite input is unspecified (torch's is often garbage): metadata only
     if entry.short_name in TIED_INDICES and isinstance(outcome, tuple) and len(outcome) == 2:
         outcome, expected = outcome[0], (expected[0], expected[1][0])  # the values, not which of the ties
     why = judge.differ(outcome, expected[1], values=values, loose=loose)

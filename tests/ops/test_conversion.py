@@ -316,3 +316,8 @@ def test_cpu_checks_its_memory_format_even_when_nothing_moves():
     assert t.cpu() is t and t.cpu(memory_format="contiguous_format") is t
     with pytest.raises(TypeError, match="memory_format"):
         t.cpu(memory_format=())
+
+
+def test_to_a_tensor_takes_no_dtype_or_device_beside_it():
+    with pytest.raises(TypeError, match=r"to\(\): a tensor to match takes no dtype="):
+        ember.ones(2).to(ember.ones(1), dtype=ember.float64)

@@ -393,3 +393,26 @@ def test_asarray_copy_semantics():
         ember.asarray(t, dtype=ember.float32, copy=False)
     assert ember.asarray([[1.5, 2]]).dtype is ember.float32 and ember.asarray(3).dtype is ember.int64
     assert ember.asarray([1.0], requires_grad=True).requires_grad
+
+
+@pytest.mark.parametrize("name", ["triu_indices", "tril_indices"])
+@pytest.mark.parametrize("args", [(4, 3, 0), (3, 5, 1), (5, 3, -2), (2, 6, -1), (4, 4, 5), (4, 4, -6), (0, 3, 0)])
+def test_tri_indices_lay_out_only_the_rows_and_columns_that_hold_entries(name, args):
+    row, col, offset = args
+    want = (np.tril_indices if name == "tril_indices" else np.triu_indices)(row, offset, col)
+    assert getattr(ember, name)(*args).tolist() == [list(want[0]), list(want[1])]
+
+
+def test_triu_indices_of_huge_rows_and_few_columns_is_small():
+    # six entries: NumPy's mask over 2**62 rows would never fit in memory
+    assert ember.triu_indices(2**62, 3).tolist() == [[0, 0, 0, 1, 1, 2], [0, 1, 2, 1, 2, 2]]
+    with pytest.raises(RuntimeError, match="Storage size calculation overflowed"):
+        ember.tril_indices(2**62, 3)
+
+
+@pytest.mark.parametrize("dtype", [ember.bool, ember.float32, ember.int64])
+def test_none_is_no_element_of_any_dtype(dtype):
+    with pytest.raises((TypeError, RuntimeError), match="NoneType"):
+        ember.tensor(None, dtype=dtype)
+    with pytest.raises((TypeError, RuntimeError), match="NoneType"):
+        ember.ones(1).new_tensor([None], dtype=dtype)

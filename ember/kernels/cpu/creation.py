@@ -91,9 +91,11 @@ def tri_indices(outs, ins, attrs):
     if out.shape[1] == 0:
         return
     row, col, offset = attrs["row"], attrs["col"], attrs["offset"]
+    # only the rows (upper) or columns (lower) that hold an entry are laid out: triu_indices(2**62, 3)
+    # has six entries, and NumPy's mask of every row would not fit in memory
     if attrs["lower"]:
-        r, c = np.tril_indices(row, offset, col)
+        r, c = np.tril_indices(row, offset, min(col, max(row + offset, 0)))
     else:
-        r, c = np.triu_indices(row, offset, col)
+        r, c = np.triu_indices(min(row, max(col - offset, 0)), offset, col)
     out[0] = r
     out[1] = c

@@ -125,9 +125,9 @@ def _infer_isclose(attrs, a, b):
     if a._dtype is not b._dtype:
         raise RuntimeError(f"isclose(): {a._dtype} did not match {b._dtype} (both tensors need the same dtype)")
     check_kinds("isclose", "input", a._dtype, ALL)
-    if attrs["rtol"] < 0:
+    if not attrs["rtol"] >= 0:  # nan included
         raise RuntimeError(f"isclose(): rtol must be greater than or equal to zero, but got {attrs['rtol']}")
-    if attrs["atol"] < 0:
+    if not attrs["atol"] >= 0:
         raise RuntimeError(f"isclose(): atol must be greater than or equal to zero, but got {attrs['atol']}")
     return ((broadcast_pair(a._shape, b._shape), _dt.bool_),)
 

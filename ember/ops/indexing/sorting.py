@@ -201,6 +201,8 @@ def _unique(op: OpExpr, name: str, input, return_inverse, return_counts, dim):
         if not input._shape:  # torch's words: a 0-d tensor has no dim to take unique slices along
             raise IndexError(f"{name}(): Dimension specified as {dim} but tensor has no dimensions")
         dim = wrap_dim(dim, len(input._shape), name)
+        if any(n == 0 for d, n in enumerate(input._shape) if d != dim):
+            raise RuntimeError(f"{name}(): There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
     # The count is read now (a sync point, as nonzero's): it runs on the eager interpreter in any
     # mode, so building a graph still refuses the data-dependent size naming the input's tensor.
     attrs = {"dim": dim, "consecutive": op is _UNIQUE_CONSECUTIVE}

@@ -363,4 +363,6 @@ declare(
 @functor("LinalgMatrixRank")
 def linalg_matrix_rank(A, atol=None, rtol=None, hermitian=False, out=None):
     atol, rtol = _tolerances(atol, rtol)
+    if hermitian and A.ndim >= 2 and A._shape[-1] != A._shape[-2]:  # hermitian ranks come from eigh
+        raise RuntimeError(f"linalg.eigh: A must be batches of square matrices, but they are {A._shape[-2]} by {A._shape[-1]} matrices")
     return run(MATRIX_RANK, (A,), {"atol": atol, "rtol": rtol, "hermitian": hermitian}, out)

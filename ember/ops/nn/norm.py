@@ -65,6 +65,8 @@ def batch_norm(input, running_mean, running_var, weight, bias, training, momentu
     for arg, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
         if t is not None and t.numel() != c:
             raise RuntimeError(f"{arg} should contain {c} elements not {t.numel()}")
+        if t is not None and arg.startswith("running") and t.ndim != 1:  # the running statistics are updated in place, per channel
+            raise RuntimeError(f"batch_norm(): {arg} must be 1-D with {c} elements, but got a tensor of size {list(t._shape)}")
         if not empty:
             _check_param_dtype("batch_norm", arg, t, input._dtype)
     n = input.numel() // c if c else 0

@@ -52,15 +52,13 @@ def reduce_dims(dim, ndim: int, *, empty_means_all: bool = True) -> tuple[int, .
     """
     if dim is None or (len(dim) == 0 and empty_means_all):
         return tuple(range(ndim))
-    dims = [wrap_dim(d, ndim) for d in dim]
-    if ndim == 0:
-        return ()
+    dims = [wrap_dim(d, ndim) % max(ndim, 1) for d in dim]  # a 0-d tensor's -1 is its 0
     seen = set()
     for d in dims:
-        if d in seen:
+        if d in seen:  # checked for a 0-d tensor too, whose 0 and -1 are the same dim
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
         seen.add(d)
-    return tuple(sorted(dims))
+    return () if ndim == 0 else tuple(sorted(dims))
 
 
 def reduced_shape(shape: tuple, dims: tuple, keepdim: bool) -> tuple:

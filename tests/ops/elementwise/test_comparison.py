@@ -80,3 +80,10 @@ def test_error_messages():
         TypeError, match=r"lt\(\): argument 'input' must have a bool or integral or real floating dtype, got ember.complex64"
     ):
         _ = ember.tensor([1j]) < 1
+
+
+@pytest.mark.parametrize("arg", ["rtol", "atol"])
+@pytest.mark.parametrize("value", [float("nan"), -1.0])
+def test_isclose_tolerances_must_be_non_negative_numbers(arg, value):
+    with pytest.raises(RuntimeError, match=rf"isclose\(\): {arg} must be greater than or equal to zero, but got {value}"):
+        ember.isclose(ember.ones(2), ember.ones(2), **{arg: value})

@@ -192,3 +192,12 @@ def test_unique_along_a_dim_of_a_0d_tensor_is_torchs_index_error(name, dim):
     with pytest.raises(IndexError, match=rf"{name}\(\): Dimension specified as {dim} but tensor has no dimensions"):
         getattr(ember, name)(ember.tensor(1.5), dim=dim)
     assert getattr(ember, name)(ember.tensor(1.5)).tolist() == [1.5]  # without a dim, one value
+
+
+@pytest.mark.parametrize("name", ["unique", "unique_consecutive"])
+def test_unique_along_a_dim_refuses_other_empty_dims(name):
+    fn = getattr(ember, name)
+    with pytest.raises(RuntimeError, match="There are 0 sized dimensions, and they aren't selected"):
+        fn(ember.zeros(2, 0), dim=0)
+    assert fn(ember.zeros(2, 0), dim=1).shape == (2, 0)
+    assert fn(ember.zeros(0, 2), dim=0).shape == (0, 2)

@@ -148,3 +148,17 @@ def test_decompositions_and_solvers_match_torch(name, matrix):
         if name in ("svd", "qr", "eigh") and a.ndim >= 2:
             continue  # vectors are defined up to sign
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12, equal_nan=True)
+
+
+def test_eigh_of_a_batch_with_a_non_finite_matrix_is_nan_there_only():
+    a = np.array([[[np.nan, 0.0], [0.0, 1.0]], [[2.0, 0.0], [0.0, 1.0]]])
+    w, v = ember.linalg.eigh(ember.tensor(a))
+    assert w.shape == (2, 2) and v.shape == (2, 2, 2)
+    np.testing.assert_allclose(w[1].numpy(), [1.0, 2.0])  # the finite matrix keeps its own
+    values = ember.linalg.eigvalsh(ember.tensor(a))
+    np.testing.assert_allclose(values[1].numpy(), [1.0, 2.0])
+
+
+def test_hermitian_matrix_rank_needs_square_matrices():
+    with pytest.raises(RuntimeError, match=r"linalg\.eigh: A must be batches of square matrices, but they are 1 by 3 matrices"):
+        ember.linalg.matrix_rank(ember.ones(1, 3), hermitian=True)

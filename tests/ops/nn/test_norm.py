@@ -180,3 +180,13 @@ def test_gradients_against_torch():
     ]
     for ember_fn, torch_fn, arrays in cases:
         compare_grads(ember_fn, torch_fn, arrays)
+
+
+@pytest.mark.parametrize("arg", ["running_mean", "running_var"])
+def test_batch_norm_running_statistics_are_one_dimensional(arg):
+    stats = {"running_mean": ember.zeros(3), "running_var": ember.ones(3)}
+    stats[arg] = stats[arg].reshape(1, 3)
+    with pytest.raises(RuntimeError, match=rf"batch_norm\(\): {arg} must be 1-D with 3 elements"):
+        ember.nn.functional.batch_norm(ember.ones(2, 3), stats["running_mean"], stats["running_var"])
+    out = ember.nn.functional.batch_norm(ember.ones(2, 3), ember.zeros(3), ember.ones(3), weight=ember.ones(1, 3))
+    assert out.shape == (2, 3)  # weight and bias only need the element count, as in torch

@@ -139,3 +139,13 @@ def test_meta_tensors_infer_only():
     assert m.sum(1, keepdim=True).shape == (3, 1) and m.sum(1).device.type == "meta"
     assert m.max(0).indices.dtype is ember.int64
     assert m.argmax().shape == ()
+
+
+@pytest.mark.parametrize(
+    ("shape", "dims"), [((), (0, 0)), ((), (0, -1)), ((2, 3), (0, -2)), ((2, 3), (1, 1))], ids=["0-d twice", "0-d 0 and -1", "0 and -2", "1 twice"]
+)
+def test_a_dim_named_twice_is_refused_even_on_a_0d_tensor(shape, dims):
+    with pytest.raises(RuntimeError, match="appears multiple times in the list of dims"):
+        ember.amin(ember.zeros(shape), dims)
+    with pytest.raises(RuntimeError, match="appears multiple times in the list of dims"):
+        ember.squeeze(ember.zeros(shape), dims)

@@ -82,21 +82,38 @@ def svdvals(outs, ins, attrs):
     store(outs[0], _svd(*compute(ins[0]), compute_uv=False))
 
 
+def _eigh(A: np.ndarray, UPLO: str, vectors: bool):
+    """``np.linalg.eigh``; where LAPACK does not converge (a non-finite input), the matrices that
+    hold one get NaN eigenvalues and vectors and the others their own (torch's values there are
+    unspecified; NumPy's error names no op)."""
+    fn = np.linalg.eigh if vectors else np.linalg.eigvalsh
+    try:
+        return fn(A, UPLO=UPLO)
+    except np.linalg.LinAlgError:
+        bad = ~np.isfinite(A).all(axis=(-2, -1))
+        clean = np.where(bad[..., None, None], np.eye(A.shape[-1], dtype=A.dtype), A)
+        result = fn(clean, UPLO=UPLO)
+        parts = result if vectors else (result,)
+        for part in parts:
+            part[bad] = np.nan
+        return result
+
+
 @register_kernel("linalg_eigh")
 def eigh(outs, ins, attrs):
-    w, v = np.linalg.eigh(*compute(ins[0]), UPLO=attrs["UPLO"])
+    w, v = _eigh(*compute(ins[0]), attrs["UPLO"], vectors=True)
     store(outs[0], w)
     store(outs[1], v)
 
 
 @register_kernel("linalg_eigvalsh")
 def eigvalsh(outs, ins, attrs):
-    store(outs[0], np.linalg.eigvalsh(*compute(ins[0]), UPLO=attrs["UPLO"]))
+    store(outs[0], _eigh(*compute(ins[0]), attrs["UPLO"], vectors=False))
 
 
 def _singular_values(A: np.ndarray, hermitian: bool) -> np.ndarray:
     if hermitian:
-        return np.abs(np.linalg.eigvalsh(A))
+        return np.abs(_eigh(A, "L", vectors=False))
     return _svd(A, compute_uv=False)
 
 
