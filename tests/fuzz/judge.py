@@ -24,6 +24,7 @@ import warnings
 import numpy as np
 
 import ember
+from tests import _oracle
 from tests._oracle import torch
 
 CLEAR = (TypeError, ValueError, RuntimeError, IndexError, NotImplementedError, MemoryError, OverflowError)
@@ -129,14 +130,9 @@ def torch_limitation(exc: BaseException) -> bool:
 # comparing answers
 
 
-TOLERANCE = {
-    "float16": (1e-2, 1e-2),
-    "bfloat16": (5e-2, 5e-2),
-    "float32": (1e-4, 1e-5),
-    "float64": (1e-9, 1e-10),
-    "complex64": (1e-4, 1e-5),
-    "complex128": (1e-9, 1e-10),
-}
+# The oracle's tolerances, loosened fourfold in both terms: drawn edge values (near-cancelling
+# sums, values next to zero) meet different summation orders in the two libraries.
+TOLERANCE = {name: (4 * rtol, 4 * atol) for name, (rtol, atol) in _oracle.TOLERANCE.items()}
 LARGE = 1 << 20  # results past this many elements are compared by metadata only
 
 
