@@ -1,4 +1,3 @@
-
 """``torch.nn.functional`` functions that ember's op library has no schema entry for, composed from ops.
 
 >>> from ember.nn._composite import relu6
@@ -30,7 +29,15 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     if input.dtype in (dtypes.float16, dtypes.bfloat16):  # in float32, as PyTorch: x * 6 overflows float16 from 10923 up
         return hardswish(input.float()).to(input.dtype)
-    return input * relu6(input + 3.0) / 6.0
+    if not input.requires_grad:
+        return input * relu6(input + 3.0) / 6.0
+    # PyTorch's derivative is 1 from 3 up and 0 from -3 down, inf included; differentiating the
+    # product above gives inf * 0 = NaN there, so each side is its own branch of a where, the
+    # middle computed from a copy with the outside zeroed (NaN stays in it: NaN gives NaN)
+    above, below = input >= 3.0, input <= -3.0
+    middle = F.where(above.logical_or(below), 0.0, input)
+    # (x * 6 / 6 and x * 0, not x and 0: the values of the product above, rounding and -0.0 included)
+    return F.where(above, input * 6.0 / 6.0, F.where(below, input * 0.0, middle * (middle + 3.0) / 6.0))
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:

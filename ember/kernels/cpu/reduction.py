@@ -18,6 +18,7 @@ import numpy as np
 from ..._core import dtype as _dt
 from ...dispatch.opexpr import register_kernel
 from .common import F32, HALF, compute_dtype, store
+from .elementwise.factories import quiet
 
 _BF16 = _dt.bfloat16.numpy_dtype
 
@@ -49,11 +50,13 @@ def _accumulating(fn):
     return kernel
 
 
-register_kernel("sum")(_accumulating(np.sum))
-register_kernel("prod")(_accumulating(np.prod))
+# quiet: inf + -inf is NaN, not a NumPy warning (PyTorch says nothing)
+register_kernel("sum")(quiet(_accumulating(np.sum)))
+register_kernel("prod")(quiet(_accumulating(np.prod)))
 
 
 @register_kernel("mean")
+@quiet
 def mean(outs, ins, attrs):
     out = outs[0]
     dims = attrs["dims"]
@@ -81,8 +84,8 @@ def _scan(fn):
     return kernel
 
 
-register_kernel("cumsum")(_scan(np.cumsum))
-register_kernel("cumprod")(_scan(np.cumprod))
+register_kernel("cumsum")(quiet(_scan(np.cumsum)))
+register_kernel("cumprod")(quiet(_scan(np.cumprod)))
 
 
 # --- extrema: amax, amin, max/min along a dim, argmax, argmin --------------------------------

@@ -242,3 +242,94 @@ def test_graph_mode_cross_entropy_agrees_with_eager(row):
             value, grad = session.run([loss, gx], {x: data, t: target})
     np.testing.assert_allclose(value, eager.item(), rtol=1e-6, equal_nan=True)
     np.testing.assert_allclose(grad, xe.grad.numpy(), rtol=1e-6, equal_nan=True)
+
+
+# --- the sign of zero and the derivative at the infinities -----------------------------------
+
+# (name, dtype, fn(module, functional, *tensors), inputs, expected): the expected bits by hand
+SIGNED_ZEROS = [
+    ("relu", "float32", lambda m, f, x: f.relu(x), [[-0.0, 0.0, -1.0, NAN]], [-0.0, 0.0, 0.0, NAN]),
+    ("relu_f64", "float64", lambda m, f, x: f.relu(x), [[-0.0, -5.0]], [-0.0, 0.0]),
+    ("relu6", "float32", lambda m, f, x: f.relu6(x), [[-0.0, 0.0, 7.0, -2.0]], [-0.0, 0.0, 6.0, 0.0]),
+    ("hardtanh_zero_limits", "float64", lambda m, f, x: f.hardtanh(x, -0.0, 0.0), [[-0.0, 0.0, 3.0]], [-0.0, 0.0, 0.0]),
+    ("clamp_min", "float32", lambda m, f, x: m.clamp(x, min=0.0), [[-0.0, 0.0, -1.0]], [-0.0, 0.0, 0.0]),
+    ("clamp_max", "float64", lambda m, f, x: m.clamp(x, max=-0.0), [[-0.0, 0.0, 1.0]], [-0.0, 0.0, -0.0]),
+    ("maximum", "float32", lambda m, f, a, b: m.maximum(a, b), [[0.0, -0.0, NAN, 1.0], [-0.0, 0.0, 1.0, NAN]], [0.0, -0.0, NAN, NAN]),
+    ("minimum", "float64", lambda m, f, a, b: m.minimum(a, b), [[0.0, -0.0, NAN], [-0.0, 0.0, 1.0]], [0.0, -0.0, NAN]),
+    ("fmax", "float64", lambda m, f, a, b: m.fmax(a, b), [[0.0, -0.0, NAN, 1.0, NAN], [-0.0, 0.0, 1.0, NAN, NAN]], [0.0, -0.0, 1.0, 1.0, NAN]),
+    ("fmin", "float32", lambda m, f, a, b: m.fmin(a, b), [[0.0, -0.0, NAN, 1.0], [-0.0, 0.0, 1.0, NAN]], [0.0, -0.0, 1.0, 1.0]),
+    ("fmax_bfloat16", "bfloat16", lambda m, f, a, b: m.fmax(a, b), [[1.0, NAN], [NAN, 2.0]], [1.0, 2.0]),
+    ("remainder_inf", "float64", lambda m, f, a, b: m.remainder(a, b),
+     [[-0.0, 0.0, 1.0, -1.0], [INF, -INF, INF, INF]], [-0.0, 0.0, 1.0, INF]),
+    ("remainder_exact", "float32", lambda m, f, a, b: m.remainder(a, b), [[6.0, -6.0, -0.0], [-3.0, 3.0, 5.0]], [0.0, -0.0, -0.0]),
+    ("remainder_scalar", "float32", lambda m, f, x: m.remainder(x, -INF), [[0.0, -0.0, 2.0]], [0.0, -0.0, -INF]),
+    # PyTorch's float32 gelu cancels to +0.0 where the result is zero; float64 keeps -0.0
+    ("gelu_float32", "float32", lambda m, f, x: f.gelu(x), [[-0.0, -20.0, -88.0, -INF, 0.0]], [0.0, 0.0, 0.0, NAN, 0.0]),
+    ("gelu_float64", "float64", lambda m, f, x: f.gelu(x), [[-0.0, -100.0]], [-0.0, -0.0]),
+    ("hardswish", "float32", lambda m, f, x: f.hardswish(x), [[INF, -INF, -3.0, -4.0, 3.0]], [INF, NAN, -0.0, -0.0, 3.0]),
+]  # fmt: skip
+
+
+def _bits(values: np.ndarray) -> tuple:
+    """Values with the sign of each zero (NaN as NaN, its sign bit not compared)."""
+    values = np.asarray(values, np.float64)
+    return [("nan" if math.isnan(v) else (v, math.copysign(1.0, v))) for v in values.tolist()]
+
+
+@pytest.mark.parametrize(("name", "dtype", "fn", "inputs", "expected"), SIGNED_ZEROS, ids=[c[0] for c in SIGNED_ZEROS])
+def test_the_sign_of_zero_is_pytorchs(name, dtype, fn, inputs, expected):
+    got = fn(ember, F, *[ember.tensor(v, dtype=getattr(ember, dtype)) for v in inputs]).float().numpy()
+    assert _bits(got) == _bits(expected)
+    if torch is not None:
+        want = fn(torch, torch.nn.functional, *[torch.tensor(v, dtype=getattr(torch, dtype)) for v in inputs])
+        assert _bits(got) == _bits(want.float().numpy())
+
+
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_hardswish_derivative_is_one_above_three_and_zero_below_minus_three(requires_grad):
+    """The product x * relu6(x + 3) / 6 differentiates to inf * 0 = NaN at the infinities;
+    PyTorch's derivative is 1 and 0 there (16 elements: NaN's derivative is NaN, PyTorch's
+    vectorized kernel)."""
+    values = [INF, -INF, 3.0, -3.0, 1e30, -1e30, 0.0, 1.5] + [NAN] * 8
+    x = ember.tensor(values, requires_grad=True)
+    y = F.hardswish(x)
+    (grad,) = ember.autograd.grad(y.sum(), [x], create_graph=requires_grad)
+    expected = [1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.5, 1.0] + [NAN] * 8  # x / 3 + 1/2 in between
+    np.testing.assert_array_equal(grad.detach().numpy(), np.float32(expected))
+    np.testing.assert_array_equal(y.detach().numpy(), F.hardswish(ember.tensor(values)).numpy())  # one forward
+    if torch is not None:
+        xt = torch.tensor(values, requires_grad=True)
+        torch.nn.functional.hardswish(xt).sum().backward()
+        np.testing.assert_array_equal(grad.detach().numpy(), xt.grad.numpy())
+
+
+WARNING_FREE = {
+    "sum": lambda m, x: m.sum(x),
+    "mean": lambda m, x: m.mean(x),
+    "prod": lambda m, x: m.prod(x),
+    "cumsum": lambda m, x: m.cumsum(x, 0),
+    "cumprod": lambda m, x: m.cumprod(x, 0),
+    "add": lambda m, x: x + x.flip(0),
+    "sub": lambda m, x: x - x,
+    "mul_by_zero": lambda m, x: x * 0.0,
+    "mul_overflow": lambda m, x: x * m.full_like(x, 1e30) * 1e30,
+    "silu_backward_at_inf": lambda m, x: m.autograd.grad(m.nn.functional.silu(x.requires_grad_()).sum(), [x])[0],
+    "einsum": lambda m, x: m.einsum("i,i->", x, x.flip(0)),
+    "cross": lambda m, x: m.linalg.cross(x[:3], x[:3].flip(0)),
+    "outer": lambda m, x: m.outer(x, x),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WARNING_FREE))
+def test_no_numpy_warning_escapes_a_kernel_at_the_infinities(name):
+    """inf + -inf, inf * 0 and overflow are NaN and inf without a word, as in PyTorch."""
+    import warnings
+
+    x = ember.tensor([INF, -INF, 0.0, NAN])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = WARNING_FREE[name](ember, x).detach().numpy()
+    if torch is not None:
+        want = WARNING_FREE[name](torch, torch.tensor([INF, -INF, 0.0, NAN])).detach().numpy()
+        np.testing.assert_array_equal(got, want)
+    assert np.isnan(got).any()

@@ -35,5 +35,15 @@ def _trunc_float_result(out: np.ndarray) -> None:
 
 map2("div_trunc", _int_checked(_div_trunc), finish=_trunc_float_result)
 map2("floor_divide", _int_checked(np.floor_divide))
-map2("remainder", _int_checked(np.remainder))
+
+
+def _remainder(a, b):
+    r = np.asarray(np.remainder(a, b))  # (0-d operands give a NumPy scalar)
+    if r.dtype.kind in "fV":  # (bfloat16 is kind V)
+        # a zero remainder keeps the dividend's sign in PyTorch (fmod's), NumPy gives it the divisor's
+        np.copysign(r, a, out=r, where=r == 0)
+    return r
+
+
+map2("remainder", _int_checked(_remainder))
 map2("fmod", _int_checked(np.fmod))

@@ -11,10 +11,12 @@ import numpy as np
 
 from ....dispatch.opexpr import register_kernel
 from ..common import HALF, store
+from ..elementwise.factories import quiet  # inf * 0 in a product is NaN, not a NumPy warning
 from ._common import compute
 
 
 @register_kernel("matmul")
+@quiet
 def matmul(outs, ins, attrs):
     out = outs[0]
     a, b = ins
@@ -27,11 +29,13 @@ def matmul(outs, ins, attrs):
 
 
 @register_kernel("vdot")
+@quiet
 def vdot(outs, ins, attrs):
     store(outs[0], np.vdot(*compute(*ins)))
 
 
 @register_kernel("outer")
+@quiet
 def outer(outs, ins, attrs):
     out = outs[0]
     a, b = ins
@@ -43,6 +47,7 @@ def outer(outs, ins, attrs):
 
 
 @register_kernel("linalg_vecdot")
+@quiet
 def vecdot(outs, ins, attrs):
     x, y = compute(*ins)
     product = np.multiply(np.conj(x) if x.dtype.kind == "c" else x, y)
@@ -53,6 +58,7 @@ def vecdot(outs, ins, attrs):
 
 
 @register_kernel("linalg_cross")
+@quiet
 def cross(outs, ins, attrs):
     a, b = compute(*ins)
     store(outs[0], np.cross(a, b, axis=attrs["dim"]))
