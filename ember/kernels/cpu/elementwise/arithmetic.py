@@ -1,7 +1,5 @@
-"""CPU kernels of the arithmetic: add, sub, mul, add_alpha (``input + alpha * other``), neg.
-
-NumPy's warnings are off in all of them, fast paths included: inf - inf is NaN without a word
-in PyTorch, and a backward through inf multiplies by it (about 0.3-0.5 us a call)."""
+"""CPU kernels of the arithmetic: add, sub, mul (warnings off only on their slow paths: they
+are every model's hot path), add_alpha (``input + alpha * other``), neg."""
 
 from __future__ import annotations
 
@@ -9,9 +7,9 @@ import numpy as np
 
 from .factories import map2, scalar_array, ufunc1, ufunc2
 
-ufunc2("add", np.add)
-ufunc2("sub", np.subtract)
-ufunc2("mul", np.multiply)
+ufunc2("add", np.add, silent=False)
+ufunc2("sub", np.subtract, silent=False)
+ufunc2("mul", np.multiply, silent=False)
 
 
 def _add_alpha(a, b, attrs):
