@@ -20,6 +20,7 @@ RuntimeError: tensor(): value 300 cannot be converted to type ember.int8 without
 from __future__ import annotations
 
 import numbers
+from itertools import chain
 
 import numpy as np
 
@@ -44,11 +45,13 @@ def array_from_data(data, target: _dt.DType | None, op: str, tensor_type: type) 
     ``Tensor``, whose one-element instances count as scalars inside sequences."""
     if isinstance(data, np.ndarray) or (isinstance(data, np.generic) and not isinstance(data, (np.str_, np.bytes_))):
         return _from_numpy(np.asarray(data), target, op)
-    first = _first_leaf(data)
+    first, depth = _first_leaf(data)
     if isinstance(first, tensor_type):
         return _walk(data, target, op, tensor_type)  # tensors take part in inference with their own dtype
+    # Python floats only (the common case, known at C speed): NumPy's parse needs no dtype discovery
+    floats = target is None and depth and type(first) is float and _only_python_numbers(data, depth, _PYTHON_REALS)
     try:
-        array = np.asarray(data)
+        array = np.asarray(data, dtype=np.float64) if floats and (depth > 1 or len(data) > _SHORT) else np.asarray(data)
     except (ValueError, TypeError, OverflowError):
         return _walk(data, target, op, tensor_type)  # ragged, one-element tensors among numbers...: its errors
     kind = array.dtype.kind
@@ -63,6 +66,8 @@ def array_from_data(data, target: _dt.DType | None, op: str, tensor_type: type) 
         inferred = _dt.from_numpy_dtype(array.dtype)
         if isinstance(first, (np.float64, np.complex128)):
             return array, inferred  # a double among the data makes the result double, as in PyTorch
+        if not floats and kind in "fc" and not _only_python_numbers(data, array.ndim, _PYTHON_NUMBERS):
+            return _walk(data, target, op, tensor_type)  # a double (NumPy scalar, tensor) past the first: promotion
         if inferred is _dt.float64:
             inferred = _dt.get_default_dtype()
         elif inferred is _dt.complex128:
@@ -89,12 +94,36 @@ def _narrowed(array: np.ndarray, dtype: _dt.DType, peak) -> np.ndarray:
         return array.astype(dtype.numpy_dtype)
 
 
-def _first_leaf(data):
-    """The first scalar of nested sequences: it stands for the common lists of tensors or NumPy
-    scalars, whose own dtypes take part in the inference where NumPy's parse would lose them."""
+def _first_leaf(data) -> tuple:
+    """The first scalar of nested sequences and its depth: it stands for the common lists of tensors
+    or NumPy scalars, whose own dtypes take part in the inference where NumPy's parse would lose them."""
+    depth = 0
     while isinstance(data, _SEQUENCES) and data:
         data = data[0]
-    return data
+        depth += 1
+    return data, depth
+
+
+def _only_python_numbers(data, depth: int, kinds: frozenset) -> bool:
+    """Whether every leaf ``depth`` sequences deep in ``data`` is a Python number of ``kinds``
+    (False for ragged data too). Only then does a float64/complex128 parse stand for the default
+    dtypes: any other leaf (a NumPy double, a tensor) may make the result double, as in PyTorch.
+    Python's ``sum`` answers at C speed: it stays a Python number only while every term is one (a
+    NumPy scalar or a tensor makes it one of theirs)."""
+    if depth == 1 and len(data) <= _SHORT:
+        return {*map(type, data)} <= kinds
+    flat = data
+    for _ in range(depth - 1):
+        flat = chain.from_iterable(flat)
+    try:
+        with np.errstate(all="ignore"):  # NumPy doubles summing past their range
+            return type(sum(flat)) in kinds
+    except Exception:
+        return False
+
+
+_PYTHON_REALS = frozenset({float, int, bool})
+_PYTHON_NUMBERS = _PYTHON_REALS | {complex}
 
 
 def _fits(array: np.ndarray, target: _dt.DType) -> bool:
@@ -289,18 +318,21 @@ def check_fill_value(value, dtype: _dt.DType, op: str):
         if not _INT64_MIN <= value <= _UINT64_MAX:
             raise OverflowError(f"{op}(): int too big to convert ({value} fits neither int64 nor uint64)")
         if kind in "fc":
-            return _to_kind(value, kind)
+            return _to_kind(_checked_float(value, dtype, op), kind)
         if dtype is _dt.uint64:
             return value + 2**64 if value < 0 else value
         return _int_to_int(value, dtype, op)
     if kind in "iu":
         return _float_to_int(value, dtype, op)
-    if dtype is _dt.float32 and kind == "f" and abs(value) != np.inf and abs(value) > _FLOAT32_MAX:
+    return _to_kind(_checked_float(value, dtype, op), kind)
+
+
+def _checked_float(value, dtype: _dt.DType, op: str):
+    """PyTorch's check of a scalar into a float dtype narrower than float64 (float32, float16,
+    bfloat16): a finite value past the dtype's largest is refused; inf and NaN pass."""
+    if dtype.kind == "f" and dtype is not _dt.float64 and abs(value) > _LARGEST[dtype] and abs(value) != np.inf:
         raise overflow_error(op, dtype, value)
-    return _to_kind(value, kind)
-
-
-_FLOAT32_MAX = float(np.finfo(np.float32).max)
+    return value
 
 
 def _to_kind(value, kind: str):

@@ -15,6 +15,7 @@ allocates outputs from the device's allocator and hands the kernel to the device
 from __future__ import annotations
 
 import contextlib
+import sys
 import threading
 from collections.abc import Iterator
 
@@ -66,10 +67,30 @@ class OutputSpec:
             n *= s
         self.nbytes = n * dtype.itemsize
         if not 0 <= self.nbytes <= INT64_MAX:  # an output no memory can hold (arange(0, 2**62), eye(2**40))
-            check_size(shape, op, dtype.itemsize)
+            check_size(shape, entry_name(op), dtype.itemsize)
 
     def __repr__(self) -> str:
         return f"{tuple(self.shape)} {self.dtype}"
+
+
+GENERATED_FILENAME = "<ember.ops.functional>"  # the code objects of the generated public functions
+
+
+def entry_name(primitive: str) -> str:
+    """The public function the user called, for an error found below it: the outermost generated
+    function (``ember.*``, Tensor methods and operators, ``ember.nn.functional``) on the stack, so
+    a primitive serving several (``tri_indices``: tril/triu_indices; ``fill``: zeros_like, ones_like...)
+    is named as the user wrote it; ``primitive`` when none is (a graph's run). Cold path only: it
+    walks the frames when the error is raised."""
+    name = None
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_filename == GENERATED_FILENAME:
+            name = frame.f_code.co_name
+        frame = frame.f_back
+    if name is None:
+        return primitive
+    return name.removeprefix("Tensor_").strip("_")  # Tensor.new_zeros is generated as Tensor_new_zeros; __add__: add
 
 
 _INFER_CACHE_LIMIT = 8192

@@ -16,12 +16,13 @@ from dataclasses import dataclass, field, replace
 from .._core.dtype import DType
 from .._core.shape import all_int64
 from .._core.tensor import Tensor
+from ..dispatch.interpreter import GENERATED_FILENAME
 from . import args as _args
 from .schema import OpEntry, Param, SchemaError, Signature, Type
 
 __all__ = ["FILENAME", "Generated", "build", "generated_source"]
 
-FILENAME = "<ember.ops.functional>"
+FILENAME = GENERATED_FILENAME  # entry_name() finds the public function on the stack by it
 
 # Tensor dunders and how each calls its entry's function. The table is the truth: a name
 # alone cannot tell __rshift__ (x >> y) from a reflected __rrshift__.

@@ -208,3 +208,33 @@ def test_torch_refuses_the_same_sizes():
         torch.empty((2, -1))
     with pytest.raises(RuntimeError, match="numel: integer multiplication overflow"):
         torch.ones(1).expand(2**62, 2**62)
+
+
+# --- a size error names the public function, not the primitive serving it ------------------------
+
+_HUGE = 2**62
+_ENTRY_CASES = {
+    "tril_indices": lambda: ember.tril_indices(_HUGE, _HUGE),
+    "triu_indices": lambda: ember.triu_indices(_HUGE, _HUGE),
+    "zeros_like": lambda: ember.zeros_like(ember.ones(1).expand(_HUGE)),
+    "full_like": lambda: ember.full_like(ember.ones(1).expand(_HUGE), 2.0),
+    "clone": lambda: ember.ones(1).expand(_HUGE).clone(),
+    "stack": lambda: ember.stack([ember.ones(1).expand(_HUGE)] * 4),
+    "logspace": lambda: ember.logspace(0, 1, _HUGE),
+    "add": lambda: ember.ones(1).expand(_HUGE) + 1,
+}
+
+
+@pytest.mark.parametrize("name", sorted(_ENTRY_CASES))
+def test_size_error_names_the_public_function(name):
+    with pytest.raises(RuntimeError, match=rf"^{name}\(\): Storage size calculation overflowed"):
+        _ENTRY_CASES[name]()
+
+
+@needs_torch
+@pytest.mark.parametrize("name", ["tril_indices", "triu_indices"])
+def test_tri_indices_size_error_like_torch(name):
+    with pytest.raises(RuntimeError):
+        getattr(torch, name)(_HUGE, _HUGE)
+    with pytest.raises(RuntimeError, match=f"{name}"):
+        getattr(ember, name)(_HUGE, _HUGE)

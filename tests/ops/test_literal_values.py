@@ -277,7 +277,7 @@ DIFFERENTIAL = [
     ("full 2**70", lambda L: L.full((1,), 2**70)),
     ("full float32 2**70", lambda L: L.full((1,), 2**70, dtype=L.float32)),
     ("full float32 1e300", lambda L: L.full((1,), 1e300, dtype=L.float32)),
-    ("full float16 1e300", lambda L: L.full((1,), 1e300, dtype=L.float16)),
+    ("full float16 1e300", lambda L: L.full((2,), 1e300, dtype=L.float16)),
     ("full int8 inf", lambda L: L.full((1,), float("inf"), dtype=L.int8)),
     ("full complex float32", lambda L: L.full((1,), 1 + 2j, dtype=L.float32)),
     ("full 1+0j float32", lambda L: L.full((1,), 1 + 0j, dtype=L.float32)),
@@ -351,3 +351,52 @@ def test_same_outcome_as_torch(name, build):
     assert not isinstance(got, type), f"{name}: torch gives {expected}, ember raises {got.__name__}"
     assert got[0] == expected[0], name
     np.testing.assert_array_equal(np.array(got[1], dtype=object), np.array(expected[1], dtype=object), err_msg=name)
+
+
+# --- a double anywhere in the data makes the result double (not only the first element) ---------
+
+_DOUBLE_DATA = {
+    "float_then_np_float64": ([2.5, np.float64(1.0)], "float64"),
+    "int_then_np_float64": ([1, np.float64(1.0)], "float64"),
+    "bool_then_np_float64": ([True, np.float64(1.0)], "float64"),
+    "np_float32_then_np_float64": ([np.float32(1.0), np.float64(2.0)], "float64"),
+    "float_then_np_complex128": ([2.5, np.complex128(1)], "complex128"),
+    "complex_then_np_float64": ([1j, np.float64(1.0)], "complex128"),
+    "nested": ([[1.0, 2.0], [3.0, np.float64(1.0)]], "float64"),
+    "long": ([float(i) for i in range(100)] + [np.float64(1e308), np.float64(1e308)], "float64"),
+    "long_nested": ([[1.5] * 50, [2.5] * 49 + [np.float64(1)]], "float64"),
+    "float_then_np_float32": ([2.5, np.float32(1.0)], "float32"),
+    "float_then_np_float16": ([2.5, np.float16(1.0)], "float32"),
+    "float_then_np_int32": ([1.5, np.int32(2)], "float32"),
+    "float_then_np_complex64": ([2.5, np.complex64(1)], "complex64"),
+    "floats_only": ([1.5] * 100, "float32"),
+    "nested_floats_only": ([[1.5] * 50] * 3, "float32"),
+    "ragged": ([[1.5, 2.5], [3.5]], None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_DOUBLE_DATA))
+def test_a_double_anywhere_makes_the_result_double(name):
+    data, expected = _DOUBLE_DATA[name]
+    if expected is None:
+        with pytest.raises(ValueError):
+            ember.tensor(data)
+        return
+    assert ember.tensor(data).dtype == getattr(ember, expected)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128", "float16", "int16"])
+def test_a_tensor_past_the_first_element_takes_part_in_the_inference(dtype):
+    data = [2.5] * 40 + [ember.tensor(1, dtype=getattr(ember, dtype))]
+    expected = {"float64": "float64", "complex128": "complex128"}.get(dtype, "float32")
+    out = ember.tensor(data)
+    assert out.dtype == getattr(ember, expected)
+    assert out.tolist()[-1] == 1
+
+
+@needs_torch
+@pytest.mark.parametrize("name", sorted(k for k, (_, dt) in _DOUBLE_DATA.items() if dt is not None))
+def test_a_double_anywhere_matches_torch(name):
+    data = _DOUBLE_DATA[name][0]
+    assert str(ember.tensor(data).dtype).split(".")[-1] == str(torch.tensor(data).dtype).split(".")[-1]
+    np.testing.assert_array_equal(ember.tensor(data).numpy(), torch.tensor(data).numpy())

@@ -121,7 +121,7 @@ def _linspace_attrs(op, start, end, steps, dtype, device, out, endpoint=True, ba
         else:
             dtype = _dt.get_default_dtype()
     check_kinds(op, "dtype", dtype, ("integral", "real floating", "complex floating"))
-    if op == "linspace" and dtype.kind in "iu":
+    if op == "linspace" and dtype.kind in "iuf":
         check_fill_value(start, dtype, op)  # ends the dtype cannot hold are refused, not wrapped
         check_fill_value(end, dtype, op)
     device = out.device if out is not None else CPU if device is None else device

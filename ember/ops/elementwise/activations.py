@@ -176,8 +176,8 @@ def _check_hardtanh_all(attrs, dtype):
     if dtype.kind == "u" and int(attrs["min_val"]) < 0:
         raise RuntimeError("hardtanh(): cannot do hardtanh on an unsigned type with negative limits")
     for limit in (attrs["min_val"], attrs["max_val"]):
-        if type(limit) is int and dtype.kind in "iu":
-            check_fill_value(limit, dtype, "hardtanh")  # integer limits the dtype cannot hold are refused, not wrapped
+        if (type(limit) is int and dtype.kind in "iu") or dtype.kind == "f":
+            check_fill_value(limit, dtype, "hardtanh")  # limits the dtype cannot hold are refused, not wrapped
 
 
 declare(

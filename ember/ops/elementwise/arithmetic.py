@@ -42,8 +42,11 @@ def _check_alpha(attrs, promoted):
 
 
 def _check_alpha_value(alpha, promoted, op: str) -> None:
-    """An integer ``alpha`` must fit an integral result dtype (PyTorch converts it, checked)."""
-    if type(alpha) is int and promoted.kind in "iu":
+    """``alpha`` must fit the result dtype: an integer an integral one, any number a float one
+    (PyTorch converts it, checked)."""
+    if type(alpha) is float and -65504.0 <= alpha <= 65504.0:
+        return  # fits every float dtype, float16 too: an optimizer step's learning rate costs one comparison
+    if (type(alpha) is int and promoted.kind in "iu") or (promoted.kind == "f" and not isinstance(alpha, complex)):
         literals.check_fill_value(alpha, promoted, op)
 
 
@@ -102,8 +105,7 @@ def _add_functor(input, other, alpha=1, out=None):
         if out is None:
             return dispatch(_add, (input, other))[0]
         return dispatch(_add, (input, other), NO_ATTRS, (out,))[0]
-    if type(alpha) is int:
-        _check_alpha_value(alpha, _dt.promote_types(input._dtype, other._dtype), "add")
+    _check_alpha_value(alpha, _dt.promote_types(input._dtype, other._dtype), "add")
     return dispatch(_add_alpha, (input, other), {"alpha": alpha}, None if out is None else (out,))[0]
 
 

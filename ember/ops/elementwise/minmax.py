@@ -153,8 +153,8 @@ def _infer_clamp(attrs, x):
     for v in bounds:
         if isinstance(v, complex):
             raise TypeError("clamp(): min and max must be real numbers, got a complex")
-        if type(v) is int and dtype.kind in "iu":
-            literals.check_fill_value(v, dtype, "clamp")  # a bound the dtype cannot hold is refused, not wrapped
+        if (type(v) is int and dtype.kind in "iu") or dtype.kind == "f":
+            literals.check_fill_value(v, dtype, "clamp")  # a bound the result dtype cannot hold is refused, not wrapped
     return ((x._shape, dtype),)
 
 

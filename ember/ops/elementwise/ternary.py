@@ -37,10 +37,12 @@ def _where(condition, input, other, out=None):
     if not hasattr(input, "_dtype") or not hasattr(other, "_dtype"):
         dtype = _dt.result_type(*(x._dtype if hasattr(x, "_dtype") else x for x in (input, other)))
         device = condition.device
+        # PyTorch checks a scalar against float32 but writes it into half precision unchecked (inf past its range)
+        checked = _dt.float64 if dtype is _dt.float16 or dtype is _dt.bfloat16 else dtype
         if not hasattr(input, "_dtype"):
-            input = tensor(scalar_for(input, dtype, "where"), dtype=dtype, device=device)
+            input = tensor(scalar_for(input, checked, "where"), dtype=dtype, device=device)
         if not hasattr(other, "_dtype"):
-            other = tensor(scalar_for(other, dtype, "where"), dtype=dtype, device=device)
+            other = tensor(scalar_for(other, checked, "where"), dtype=dtype, device=device)
     return dispatch(_where_op, (condition, input, other), NO_ATTRS, None if out is None else (out,))[0]
 
 

@@ -115,10 +115,29 @@ def _einsum_infer(attrs, *operands):
             raise RuntimeError(
                 f"einsum(): expected all operands to have the same dtype, but got {dtype.name} and {t._dtype.name}"
             )
-    if dtype is _dt.bool_ or dtype is _dt.string:
+    if dtype is _dt.string:
         raise RuntimeError(f"einsum(): not implemented for '{torch_name(dtype)}'")
-    _, shape = _einsum_parse(attrs["user_equation"], [t._shape for t in operands])
+    equation, shape = _einsum_parse(attrs["user_equation"], [t._shape for t in operands])
+    if dtype.kind in "biu":
+        dtype = _einsum_integer_dtype(equation, dtype)
     return ((shape, dtype),)
+
+
+def _einsum_integer_dtype(equation: str, dtype: _dt.DType) -> _dt.DType:
+    """PyTorch's result dtype for integer and bool operands: an operand with a subscript found in
+    no other operand nor the output is summed over it first, with ``sum``'s promotion to int64; the
+    products that follow keep the dtype, and contracting (a subscript in several operands, not in
+    the output: ``bmm``) int64 with the narrower dtype, or bools, is refused."""
+    lhs, rhs = equation.split("->")
+    terms = lhs.split(",")
+    counts = {c: sum(c in t for t in terms) for c in set(lhs) - {","}}
+    dtypes = {_dt.int64 if any(counts[c] == 1 and c not in rhs for c in t) else dtype for t in terms}
+    contracts = len(terms) > 1 and any(n > 1 and c not in rhs for c, n in counts.items())
+    if contracts and len(dtypes) > 1:
+        raise RuntimeError(f"einsum(): expected scalar type Long but found {torch_name(dtype)}")
+    if contracts and dtype is _dt.bool_:
+        raise NotImplementedError("einsum(): \"bmm\" not implemented for 'Bool'")
+    return _dt.int64 if _dt.int64 in dtypes else dtype
 
 
 declare(

@@ -125,3 +125,55 @@ def test_ties_split_like_torch():
     for e, t in ((ember.maximum, torch.maximum), (ember.minimum, torch.minimum), (ember.fmax, torch.fmax), (ember.fmin, torch.fmin)):
         compare_grads(e, t, [a, b])
     compare_grads(lambda x, y: x.clamp(-1.0, 3.0) * y, lambda x, y: x.clamp(-1.0, 3.0) * y, [a, b])
+
+
+# --- scalar bounds are checked against the result dtype (a float bound promotes integers to float32) --
+
+_BOUND_CASES = [
+    ("uint32", 1e308, 0.001),
+    ("int32", None, 1e39),
+    ("float32", 1e308, None),
+    ("float16", 70000.0, None),
+    ("float16", None, 2**40),
+    ("bfloat16", -1e39, None),
+]
+
+
+@pytest.mark.parametrize("dtype, low, high", _BOUND_CASES)
+def test_clamp_bound_past_the_result_dtype(dtype, low, high):
+    x = ember.ones(3, dtype=getattr(ember, dtype))
+    with pytest.raises(RuntimeError, match=r"clamp.*cannot be converted to type .* without overflow"):
+        ember.clamp(x, low, high)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_other_scalars_past_a_narrow_float_dtype(dtype):
+    x, big = ember.ones(3, dtype=getattr(ember, dtype)), 1e39 if dtype == "float32" else 70000.0
+    for call, op in [
+        (lambda: ember.nn.functional.hardtanh(x, -1.0, big), "hardtanh"),
+        (lambda: ember.add(x, x, alpha=big), "add"),
+        (lambda: ember.sub(x, x, alpha=big), "sub"),
+        (lambda: ember.linspace(0, big, 3, dtype=x.dtype), "linspace"),
+        (lambda: ember.full((2,), big, dtype=x.dtype), "full"),
+    ]:
+        with pytest.raises(RuntimeError, match=f"{op}.*without overflow"):
+            call()
+    assert ember.clamp(x, None, float("inf")).tolist() == [1, 1, 1]  # inf and nan pass
+    if dtype == "float16":  # where writes a scalar into half precision unchecked, as PyTorch does
+        assert ember.where(ember.ones(3, dtype=ember.bool), 70000.0, x).tolist() == [math.inf] * 3
+
+
+@needs_torch
+@pytest.mark.parametrize("dtype", ["uint32", "int32", "uint8", "float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("bound", [1e308, 1e39, 70000.0, 3e38, float("inf"), 2**40])
+def test_clamp_bound_check_matches_torch(dtype, bound):
+    def run(m):
+        try:
+            return str(m.clamp(m.ones(3, dtype=getattr(m, dtype)), None, bound).dtype).split(".")[-1]
+        except RuntimeError as e:
+            if isinstance(e, NotImplementedError):
+                pytest.skip("PyTorch has no clamp kernel for this dtype")
+            assert "without overflow" in str(e)
+            return "overflow"
+
+    assert run(ember) == run(torch)

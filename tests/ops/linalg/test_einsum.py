@@ -1,5 +1,6 @@
 """einsum and tensordot against torch (shapes, dtypes, errors), and their derivatives."""
 
+import numpy as np
 import pytest
 
 import ember
@@ -133,3 +134,71 @@ def test_einsum_gradient_matches_torch():
         lambda a, b: torch.einsum("bii,bj->bj", a, b),
         [GRAD_RNG.standard_normal((2, 3, 3)), GRAD_RNG.standard_normal((2, 4))],
     )
+
+
+# --- integers and bools: a subscript summed within one operand promotes it to int64, as sum does --
+
+_INTEGER_EQUATIONS = {
+    "ij->i": ([(2, 3)], "int64"),
+    "ij->": ([(2, 3)], "int64"),
+    "ii->": ([(3, 3)], "int64"),
+    "iij->i": ([(3, 3, 2)], "int64"),
+    "ii->i": ([(3, 3)], None),
+    "ij->ji": ([(2, 3)], None),
+    "ij,jk->ik": ([(2, 3), (3, 4)], None),
+    "ij,j->i": ([(2, 3), (3,)], None),
+    "ij,k->i": ([(2, 3), (4,)], "int64"),
+    "ij,i->i": ([(2, 3), (2,)], "int64"),
+    "ij,j->": ([(2, 3), (3,)], RuntimeError),
+    "ij,jk->i": ([(2, 3), (3, 4)], RuntimeError),
+}
+
+
+@pytest.mark.parametrize("dtype", ["int16", "uint8", "int32", "int64"])
+@pytest.mark.parametrize("equation", sorted(_INTEGER_EQUATIONS))
+def test_einsum_integer_dtype(equation, dtype):
+    shapes, expected = _INTEGER_EQUATIONS[equation]
+    operands = [ember.full(s, 100, dtype=getattr(ember, dtype)) for s in shapes]
+    if expected is RuntimeError and dtype != "int64":
+        with pytest.raises(RuntimeError, match=r"einsum.*expected scalar type Long"):
+            ember.einsum(equation, *operands)
+        return
+    out = ember.einsum(equation, *operands)
+    assert out.dtype == getattr(ember, expected if expected not in (None, RuntimeError) else dtype)
+    if expected == "int64":  # summed in int64: no wrap-around in the narrow dtype
+        assert out.tolist() == np.einsum(equation, *[np.full(s, 100, dtype=np.int64) for s in shapes]).tolist()
+
+
+@pytest.mark.parametrize("equation", ["ij->i", "ii->", "ii->i", "ij->ji", "i,j->ij", "ij,k->i"])
+def test_einsum_bool(equation):
+    shapes = {
+        "ij->i": [(2, 3)],
+        "ii->": [(3, 3)],
+        "ii->i": [(3, 3)],
+        "ij->ji": [(2, 3)],
+        "i,j->ij": [(2,), (3,)],
+        "ij,k->i": [(2, 3), (4,)],
+    }[equation]
+    out = ember.einsum(equation, *[ember.ones(s, dtype=ember.bool) for s in shapes])
+    expected = ember.bool if equation in ("ii->i", "ij->ji", "i,j->ij") else ember.int64
+    assert out.dtype == expected
+    with pytest.raises(NotImplementedError, match="bmm"):
+        ember.einsum("ij,jk->ik", ember.ones((2, 3), dtype=ember.bool), ember.ones((3, 4), dtype=ember.bool))
+
+
+@needs_torch
+@pytest.mark.parametrize("dtype", ["int16", "uint8", "bool"])
+@pytest.mark.parametrize("equation", sorted(_INTEGER_EQUATIONS))
+def test_einsum_integer_dtype_matches_torch(equation, dtype):
+    shapes = _INTEGER_EQUATIONS[equation][0]
+    e_ops = [ember.ones(s, dtype=getattr(ember, dtype)) for s in shapes]
+    t_ops = [torch.ones(s, dtype=getattr(torch, dtype)) for s in shapes]
+    try:
+        expected = torch.einsum(equation, *t_ops)
+    except (RuntimeError, NotImplementedError):
+        with pytest.raises((RuntimeError, NotImplementedError)):
+            ember.einsum(equation, *e_ops)
+        return
+    out = ember.einsum(equation, *e_ops)
+    assert str(out.dtype).split(".")[-1] == str(expected.dtype).split(".")[-1]
+    assert out.tolist() == expected.tolist()

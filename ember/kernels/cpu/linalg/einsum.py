@@ -15,6 +15,8 @@ from ._common import compute
 def einsum(outs, ins, attrs):
     out = outs[0]
     ops = compute(*ins)
+    if out.dtype != ops[0].dtype and out.dtype == np.int64 and ops[0].dtype.kind in "biu":
+        ops = [op.astype(np.int64) for op in ops]  # integers and bools summed over a subscript: in int64, as in PyTorch
     if out.dtype == ops[0].dtype:
         np.einsum(attrs["equation"], *ops, out=out, optimize=attrs["optimize"])
     else:
