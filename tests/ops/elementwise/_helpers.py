@@ -164,6 +164,8 @@ def binary_matches_torch(names=(), custom=None, *, same_dtype=(), half_atol=None
         rng = np.random.default_rng(seed)
         if name in same_dtype:
             dtypes = (dtypes[0], dtypes[0])
+        if () in shapes and any(d in _F16_COMPLEX for d in dtypes) and any(d.startswith("complex") for d in dtypes):
+            return  # a half tensor beside a 0-d complex one is complex32 in torch (no kernels); ember has no complex32
         special = not any(d.startswith("complex") for d in dtypes)  # complex +- inf: torch and NumPy differ on NaN parts
         a, b = (values(rng, s, d, special=special) for s, d in zip(shapes, dtypes, strict=True))
         (ea, ta), (eb, tb) = make(a, layout), make(b, "plain")
