@@ -29,11 +29,28 @@ def batch_prefix(A: np.ndarray, i: int) -> str:
 
 
 def svd(A: np.ndarray, **kwargs):
-    """``np.linalg.svd`` with PyTorch's error where LAPACK does not converge (a NaN in the input)."""
-    try:
-        return np.linalg.svd(A, **kwargs)
-    except np.linalg.LinAlgError:
-        raise svd_error(A) from None
+    """``np.linalg.svd`` with PyTorch's error for a NaN in the input. LAPACK never sees a
+    non-finite matrix: its SVD may loop forever on one, so a NaN is refused (as PyTorch refuses
+    it) and a matrix holding an inf gets NaN factors (PyTorch's are unspecified there)."""
+    bad = non_finite_matrices(A)
+    if bad is None:
+        try:
+            return np.linalg.svd(A, **kwargs)
+        except np.linalg.LinAlgError:
+            raise svd_error(A) from None
+    if np.isnan(A).any():
+        raise svd_error(A)
+    result = np.linalg.svd(np.where(bad[..., None, None], 0, A), **kwargs)
+    for part in result if kwargs.get("compute_uv", True) else (result,):
+        part[bad] = np.nan
+    return result
+
+
+def non_finite_matrices(A: np.ndarray) -> np.ndarray | None:
+    """The (...) mask of the batch's matrices holding a NaN or an inf, None when none does."""
+    if np.isfinite(A).all():
+        return None
+    return ~np.isfinite(A).all(axis=(-2, -1))
 
 
 def svd_error(A: np.ndarray) -> LinAlgError:

@@ -13,7 +13,7 @@ import numpy as np
 from ...._core.errors import LinAlgError
 from ....dispatch.opexpr import register_kernel
 from ..common import store
-from ._common import batch_prefix, batches, compute, svd as _svd
+from ._common import batch_prefix, batches, compute, non_finite_matrices, svd as _svd
 
 
 def _failing_minor(M: np.ndarray, upper: bool) -> int | None:
@@ -83,20 +83,17 @@ def svdvals(outs, ins, attrs):
 
 
 def _eigh(A: np.ndarray, UPLO: str, vectors: bool):
-    """``np.linalg.eigh``; where LAPACK does not converge (a non-finite input), the matrices that
-    hold one get NaN eigenvalues and vectors and the others their own (torch's values there are
-    unspecified; NumPy's error names no op)."""
+    """``np.linalg.eigh``; LAPACK never sees a matrix holding a NaN or an inf (it may not
+    converge, or not end): those get NaN eigenvalues and vectors, the others their own
+    (PyTorch's values there are unspecified; NumPy's error names no op)."""
     fn = np.linalg.eigh if vectors else np.linalg.eigvalsh
-    try:
+    bad = non_finite_matrices(A)
+    if bad is None:
         return fn(A, UPLO=UPLO)
-    except np.linalg.LinAlgError:
-        bad = ~np.isfinite(A).all(axis=(-2, -1))
-        clean = np.where(bad[..., None, None], np.eye(A.shape[-1], dtype=A.dtype), A)
-        result = fn(clean, UPLO=UPLO)
-        parts = result if vectors else (result,)
-        for part in parts:
-            part[bad] = np.nan
-        return result
+    result = fn(np.where(bad[..., None, None], np.eye(A.shape[-1], dtype=A.dtype), A), UPLO=UPLO)
+    for part in result if vectors else (result,):
+        part[bad] = np.nan
+    return result
 
 
 @register_kernel("linalg_eigh")

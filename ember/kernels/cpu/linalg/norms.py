@@ -6,7 +6,7 @@ import numpy as np
 
 from ....dispatch.opexpr import register_kernel
 from ..common import compute_dtype, store
-from ._common import svd_error
+from ._common import svd
 
 
 def _norm_input(x: np.ndarray, attrs: dict) -> np.ndarray:
@@ -49,8 +49,10 @@ def matrix_norm(outs, ins, attrs):
     if x.shape[-1] == 0 or x.shape[-2] == 0:
         out[...] = 0
         return
-    try:
-        r = np.linalg.norm(x, ord=attrs["ord"], axis=(-2, -1))
-    except np.linalg.LinAlgError:  # the 2, -2 and nuclear norms' SVD meets a NaN
-        raise svd_error(x) from None
+    order = attrs["ord"]
+    if order in (2.0, -2.0, "nuc"):  # through the one SVD that keeps non-finite matrices from LAPACK
+        s = svd(x, compute_uv=False)
+        r = s.sum(axis=-1) if order == "nuc" else s.max(axis=-1) if order == 2.0 else s.min(axis=-1)
+    else:
+        r = np.linalg.norm(x, ord=order, axis=(-2, -1))
     store(out, np.reshape(r, out.shape))
