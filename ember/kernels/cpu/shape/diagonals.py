@@ -15,6 +15,7 @@ def _triangle(outs, ins, attrs, lower: bool) -> None:
     if not same_memory(x, out):  # in place (tril_) writes over its input
         copy_into(out, x)
     rows, cols = out.shape[-2:]
+    k = min(max(k, -rows - 1), cols + 1)  # diagonals past the matrix all mean the same; NumPy wants a C long
     # zero where the kept triangle is not
     drop = ~np.tri(rows, cols, k, dtype=bool) if lower else np.tri(rows, cols, k - 1, dtype=bool)
     np.copyto(out, np.zeros((), out.dtype), where=drop)
