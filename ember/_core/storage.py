@@ -88,7 +88,7 @@ class Storage:
                 self._allocator = _alloc.get_allocator(self._device)
             if not lazy:
                 self._materialize()
-            elif nbytes and reserve:
+            elif reserve:  # even 0 bytes: a device with no backend holds no tensor at all
                 self._allocator.reserve(nbytes)  # a lazy storage still fails where the memory could never be had
 
     @classmethod

@@ -90,7 +90,7 @@ def _detach(attrs, x):
 
 
 def _warn_complex(src: _dt.DType, dst: _dt.DType, stacklevel: int) -> None:
-    if src.is_complex and not dst.is_complex:
+    if src.is_complex and not dst.is_complex and dst is not _dt.bool_:  # into bool both parts count
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=stacklevel + 1)
 
 

@@ -44,7 +44,7 @@ LEAKED = re.compile(
 )  # fmt: skip
 # torch refusing for want of a kernel of its own is no reason for ember to refuse
 TORCH_LIMITS = re.compile(
-    r"not implemented for|not supported|Unsupported|does not support|is not implemented|Could not run|promot|doesn't handle types",
+    r"not implemented for|not supported|Unsupported|does not support|is not implemented|Could not run|promot|doesn't handle types|ill-conditioned or has too many repeated",
     re.I,
 )
 

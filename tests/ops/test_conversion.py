@@ -321,3 +321,20 @@ def test_cpu_checks_its_memory_format_even_when_nothing_moves():
 def test_to_a_tensor_takes_no_dtype_or_device_beside_it():
     with pytest.raises(TypeError, match=r"to\(\): a tensor to match takes no dtype="):
         ember.ones(2).to(ember.ones(1), dtype=ember.float64)
+
+
+def test_a_complex_number_is_true_when_either_part_is_nonzero():
+    x = ember.tensor([0 - 0.5j, float("nan") + 0j, 0j, 2 + 0j])
+    assert x.bool().tolist() == [True, True, False, True]
+    assert x.to(ember.bool).tolist() == [True, True, False, True]
+
+
+def test_flatten_of_a_0d_tensor_checks_its_dims():
+    with pytest.raises(IndexError, match=r"expected to be in range of \[-1, 0\], but got 1"):
+        ember.flatten(ember.tensor(3), 1)
+    assert ember.flatten(ember.tensor(3), -1, 0).tolist() == [3]
+
+
+def test_no_tensor_at_all_on_a_device_with_no_backend():
+    with pytest.raises(RuntimeError, match="no CUDA backend"):
+        ember.empty_like(ember.zeros(0), device=5)

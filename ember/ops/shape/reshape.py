@@ -196,10 +196,10 @@ declare(
 @functor("Flatten")
 def flatten(input, start_dim=0, end_dim=-1):
     ndim = len(input._shape)
+    start = wrap_dim(start_dim, ndim, "flatten", "start_dim")  # a 0-d tensor's dims are 0 and -1 only
+    end = wrap_dim(end_dim, ndim, "flatten", "end_dim")
     if ndim == 0:
         return reshape(input, (1,))
-    start = wrap_dim(start_dim, ndim, "flatten", "start_dim")
-    end = wrap_dim(end_dim, ndim, "flatten", "end_dim")
     if start > end:
         raise RuntimeError("flatten(): start_dim cannot come after end_dim")
     if start == end:

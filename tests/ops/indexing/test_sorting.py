@@ -201,3 +201,9 @@ def test_unique_along_a_dim_refuses_other_empty_dims(name):
         fn(ember.zeros(2, 0), dim=0)
     assert fn(ember.zeros(2, 0), dim=1).shape == (2, 0)
     assert fn(ember.zeros(0, 2), dim=0).shape == (0, 2)
+
+
+def test_unique_keeps_each_nan_its_own_value_as_torch_does():
+    values, inverse, counts = ember.unique(ember.tensor([float("nan"), 1.0, float("nan"), 1.0]), return_inverse=True, return_counts=True)
+    assert values.tolist()[0] == 1.0 and all(v != v for v in values.tolist()[1:]) and len(values) == 3
+    assert inverse.tolist() == [1, 0, 2, 0] and counts.tolist() == [2, 1, 1]

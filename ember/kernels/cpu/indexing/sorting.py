@@ -75,9 +75,10 @@ def unique_arrays(x: np.ndarray, dim: int | None, consecutive: bool, count_only:
         unique_rows = rows[starts]
     elif dim is None:
         flat = rows.reshape(-1)
+        # each NaN is its own value, as in PyTorch (NumPy merges them by default)
         if count_only:
-            return len(np.unique(flat))
-        unique_rows, inverse, counts = np.unique(flat, return_inverse=True, return_counts=True)
+            return len(np.unique(flat, equal_nan=False))
+        unique_rows, inverse, counts = np.unique(flat, return_inverse=True, return_counts=True, equal_nan=False)
         unique_rows = unique_rows.reshape(-1, 1)
     else:
         if n == 0 or rows.shape[1] == 0:
