@@ -11,7 +11,7 @@ from . import codegen
 from .functor import FUNCTORS
 from .schema import load_schema
 
-from . import conversion, creation, elementwise, foreach, indexing, linalg, nn, random, reduction, shape  # isort: skip  # noqa: F401 - foreach: its users import it
+from . import conversion, creation, elementwise, foreach, indexing, linalg, nn, random, reduction, shape, spectral  # isort: skip  # noqa: F401 - foreach: its users import it
 
 from . import functional  # isort: skip - built last, from everything registered above
 
@@ -34,4 +34,4 @@ def _mark_differentiability() -> None:
 
 _mark_differentiability()
 
-__all__ = ["TENSOR_METHODS", "conversion", "creation", "elementwise", "functional", "indexing", "linalg", "nn", "random", "reduction", "shape"]
+__all__ = ["TENSOR_METHODS", "conversion", "creation", "elementwise", "functional", "indexing", "linalg", "nn", "random", "reduction", "shape", "spectral"]
