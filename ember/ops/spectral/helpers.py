@@ -77,8 +77,8 @@ def _roll_half(op: str, x, dim, extra: int):
         dims = tuple(range(x.ndim))
     else:
         dims = tuple(wrap_dim(d, x.ndim, op) for d in ([dim] if isinstance(dim, int) else dim))
-    if not dims:
-        return x.clone()
+    if not dims:  # a 0-d tensor or dim=(): torch's roll refuses to roll nothing
+        raise RuntimeError(f"{op}: no dim to shift (`shifts` required): input has {x.ndim} dims, dim={dim}")
     shifts = tuple((x._shape[d] + extra) // 2 for d in dims)
     return _F().FUNCTIONS["roll"](x, shifts, dims)
 

@@ -31,7 +31,7 @@ from ..common import functional as _F
 from ..reduction import torch_name
 
 __all__ = [
-    "C2C", "C2R", "R2C", "canonical_shape_and_dims", "check_out_kind", "norm_mode", "promote", "resize", "run",
+    "C2C", "C2R", "R2C", "canonical_shape_and_dims", "check_out_kind", "fft_dim", "norm_mode", "promote", "resize", "run",
     "signal_size",
 ]  # fmt: skip
 
@@ -65,6 +65,14 @@ def promote(x, *, complex_: bool):
     return x if dtype is x._dtype else x.to(dtype)
 
 
+def fft_dim(dim: int, ndim: int, op: str) -> int:
+    """``dim`` made non-negative; a 0-d tensor has no dim to transform (PyTorch's ``wrap_scalar=False``)."""
+    if ndim == 0:
+        wrap_dim(dim, 1, op)  # the type check and message of a bad dim first
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return wrap_dim(dim, ndim, op)
+
+
 def _check_points(n: int) -> None:
     if n < 1:
         raise RuntimeError(f"Invalid number of data points ({n}) specified")
@@ -89,7 +97,7 @@ def canonical_shape_and_dims(x, s, dim, op: str) -> tuple[tuple, tuple]:
     ndim = x.ndim
     dims = None
     if dim is not None:
-        dims = tuple(wrap_dim(d, ndim, op) for d in ([dim] if isinstance(dim, int) else dim))
+        dims = tuple(fft_dim(d, ndim, op) for d in ([dim] if isinstance(dim, int) else dim))
         if len(set(dims)) != len(dims):
             raise RuntimeError("FFT dims must be unique")
     if s is not None:

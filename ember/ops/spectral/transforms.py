@@ -17,11 +17,10 @@ refused (the CPU has no half-precision FFT).
 
 from __future__ import annotations
 
-from ..._core.shape import wrap_dim
 from ..functor import functor
 from ..reduction import torch_name
 from ..schema import schema_family
-from .primitives import C2C, C2R, R2C, canonical_shape_and_dims, check_out_kind, norm_mode, promote, resize, run
+from .primitives import C2C, C2R, R2C, canonical_shape_and_dims, check_out_kind, fft_dim, norm_mode, promote, resize, run
 
 declare = schema_family("spectral")
 
@@ -46,7 +45,7 @@ def _c2c_1d(op, x, n, dim, norm, forward, out):
     """fft/ifft: a complex signal through c2c, a real one through r2c with both halves."""
     check_out_kind(op, out, complex_=True)
     x = promote(x, complex_=False)
-    d = wrap_dim(dim, x.ndim, op)
+    d = fft_dim(dim, x.ndim, op)
     size = _points(x._shape[d] if n is None else n)
     x = resize(x, (d,), (size,))
     mode = norm_mode(norm, forward)
@@ -60,7 +59,7 @@ def _r2c_1d(op, x, n, dim, norm, forward, out):
     _refuse_complex(op, x)
     check_out_kind(op, out, complex_=True)
     x = promote(x, complex_=False)
-    d = wrap_dim(dim, x.ndim, op)
+    d = fft_dim(dim, x.ndim, op)
     size = _points(x._shape[d] if n is None else n)
     x = resize(x, (d,), (size,))
     return run(R2C, x, {"dim": (d,), "normalization": norm_mode(norm, forward), "onesided": True, "forward": forward}, out)
@@ -70,7 +69,7 @@ def _c2r_1d(op, x, n, dim, norm, forward, out):
     """irfft/hfft: a one-sided Hermitian spectrum to the real signal of ``n`` points."""
     check_out_kind(op, out, complex_=False)
     x = promote(x, complex_=True)
-    d = wrap_dim(dim, x.ndim, op)
+    d = fft_dim(dim, x.ndim, op)
     size = _points(2 * (x._shape[d] - 1) if n is None else n)
     if n is not None:
         x = resize(x, (d,), (size // 2 + 1,))
