@@ -12,7 +12,7 @@ either side of a binary function...).
 One module per chapter of the standard, as array-api-strict lays it out: ``_creation``,
 ``_data_type_functions``, ``_elementwise``, ``_linear_algebra``, ``_manipulation`` (with the
 indexing functions), ``_searching_sorting`` (searching, sets, sorting), ``_statistical``
-(statistical and utility functions), ``_info`` (inspection) and the ``linalg`` extension; each
+(statistical and utility functions), ``_info`` (inspection) and the ``linalg`` and ``fft`` extensions; each
 lists the generated functions it re-exports unchanged in its ``_SAME`` tuple.
 
 >>> import ember.array_api as xp
@@ -48,7 +48,7 @@ from .._core.dtype import (
     uint64,
 )
 from ..interop.dlpack import from_dlpack  # the standard's creation function is ember's own
-from . import linalg
+from . import fft, linalg
 
 # Each chapter's names in rows (isort would put one a line).
 # isort: off
@@ -112,7 +112,7 @@ _tensor_array_namespace.__name__ = _tensor_array_namespace.__qualname__ = "__arr
 
 
 __all__ = [
-    "__array_api_version__", "linalg",
+    "__array_api_version__", "fft", "linalg",
     # constants
     "e", "inf", "nan", "newaxis", "pi",
     # data types and data type functions

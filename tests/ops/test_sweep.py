@@ -62,8 +62,8 @@ TOLERANCE = {"float16": (1e-2, 1e-2), "complex64": (1e-5, 1e-5)}
 def _torch_fn(entry):
     if torch is None:
         return None
-    if entry.namespace == "linalg":
-        return getattr(torch.linalg, entry.short_name, None)
+    if entry.namespace in ("linalg", "fft"):  # linalg.inv -> torch.linalg.inv, fft.rfft -> torch.fft.rfft
+        return getattr(getattr(torch, entry.namespace), entry.short_name, None)
     if entry.family == "nn":  # torch.<name> of some nn ops differs (argument order, a broken default)
         return getattr(torch.nn.functional, entry.name, None) or getattr(torch, entry.name, None)
     return getattr(torch, entry.name, None) or getattr(torch.nn.functional, entry.name, None)
