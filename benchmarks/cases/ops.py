@@ -130,3 +130,10 @@ def _matmul_f32():
 @case("ops/matmul (256,1024)@(1024,2048) f64", compare=(Compare("numpy/ember", "numpy", "ember", target=0.95), Compare("torch/ember", "torch", "ember", target=0.95)))
 def _matmul_f64():
     return _matmul_case(np.float64)
+
+
+@case("ops/fft.rfft 1M f32", compare=(Compare("numpy/ember", "numpy", "ember"), Compare("torch/ember", "torch", "ember")))
+def _rfft_1m():
+    a, _ = _pair(1 << 20)
+    ea = ember.from_numpy(a)
+    return _peers({"ember": lambda: ember.fft.rfft(ea)}, np.fft.rfft, lambda x: torch.fft.rfft(x), a)
