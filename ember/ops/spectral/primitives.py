@@ -25,8 +25,8 @@ import math
 
 from ..._core import dtype as _dt
 from ..._core.shape import wrap_dim
-from ..._core.tensor import tensor as _tensor
 from ...dispatch import OpExpr, dispatch
+from .. import sbp_rules
 from ..common import functional as _F
 from ..reduction import torch_name
 
@@ -138,10 +138,15 @@ def _attr_key(attrs: dict) -> tuple:
     return tuple(attrs.values())
 
 
+# Global tensors: a split of a dim the transform does not touch passes, and so does a partial sum
+# (the transforms are linear); a partial max or min is gathered first.
+_ALONG_DIMS = sbp_rules.shape.along("dim", partials=("sum",))
+
+
 # --- complex to complex -------------------------------------------------------------------------
 
 
-C2C = OpExpr("fft_c2c", ("self",), ("out",))
+C2C = OpExpr("fft_c2c", ("self",), ("out",)).tag(sbp=_ALONG_DIMS)
 C2C.attr_key = _attr_key
 
 
@@ -161,7 +166,7 @@ def _c2c_grad(ctx, g):
 # --- real to complex ---------------------------------------------------------------------------
 
 
-R2C = OpExpr("fft_r2c", ("self",), ("out",))
+R2C = OpExpr("fft_r2c", ("self",), ("out",)).tag(sbp=_ALONG_DIMS)
 R2C.attr_key = _attr_key
 
 
@@ -192,7 +197,7 @@ def _r2c_grad(ctx, g):
 # --- complex to real ---------------------------------------------------------------------------
 
 
-C2R = OpExpr("fft_c2r", ("self",), ("out",))
+C2R = OpExpr("fft_c2r", ("self",), ("out",)).tag(sbp=_ALONG_DIMS)
 C2R.attr_key = _attr_key
 
 
@@ -215,7 +220,9 @@ def _c2r_grad(ctx, g):
     bins = half._shape[last]
     doubled = g._shape[last] - bins
     if doubled > 0:
-        weight = [1.0] + [2.0] * doubled + [1.0] * (bins - 1 - doubled)
-        w = _tensor(weight, dtype=g._dtype).reshape((bins,) + (1,) * (half.ndim - 1 - last))
+        F = _F().FUNCTIONS  # factories, so a global gradient's weights are global too (the ambient placement)
+        pieces = [(1, 1.0), (doubled, 2.0), (bins - 1 - doubled, 1.0)]
+        w = F["cat"]([F["full"]((k,), v, dtype=g._dtype) for k, v in pieces if k], 0)
+        w = w.reshape((bins,) + (1,) * (half.ndim - 1 - last))
         half = half * w
     return (half.conj() if a["forward"] else half,)

@@ -521,3 +521,21 @@ def test_two_placements_name_both():
         y = distribute(ember.tensor(B3), ember.placement("cpu", [1, 2]), split(0))
         with pytest.raises(RuntimeError, match=r"ranks=\[0, 1\].*ranks=\[1, 2\]"):
             x * y
+
+
+# the transforms are linear along their dims: splits of the other dims and partial sums pass
+FFT = {
+    "rfft_dim0": lambda x: ember.fft.rfft(x, dim=0),
+    "fft_ortho": lambda x: ember.fft.fft(x, dim=1, norm="ortho"),
+    "ifft_complex": lambda x: ember.fft.ifft(x * (1 + 1j), dim=0),
+    "irfft": lambda x: ember.fft.irfft(x, dim=1),
+    "hfft_odd": lambda x: ember.fft.hfft(x, n=5, dim=0),
+    "rfftn": ember.fft.rfftn,
+    "ihfft2": ember.fft.ihfft2,
+}
+
+
+@pytest.mark.parametrize("n", [2, 3])
+@pytest.mark.parametrize("name", sorted(FFT))
+def test_fft(name, n):
+    _sweep(FFT[name], [_r(4, 3)], n, layouts=[_layouts(2, (partial_sum, partial_max))])
