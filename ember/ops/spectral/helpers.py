@@ -48,8 +48,10 @@ declare(
     doc="""
     The sample frequencies of an ``n``-point transform with sample spacing ``d``: non-negative ones first.
 
-    >>> ember.fft.fftfreq(5, d=0.5).tolist()
-    [0.0, 0.4, 0.8, -0.8, -0.4]
+    >>> ember.fft.fftfreq(5, d=0.25).tolist()
+    [0.0, 0.800000011920929, 1.600000023841858, -1.600000023841858, -0.800000011920929]
+    >>> ember.fft.fftfreq(4, d=0.25).tolist()
+    [0.0, 1.0, -2.0, -1.0]
     """,
 )  # fmt: skip
 @functor("FftFftfreq")
@@ -62,8 +64,8 @@ declare(
     doc="""
     The ``n // 2 + 1`` non-negative sample frequencies of ``rfft``'s result.
 
-    >>> ember.fft.rfftfreq(5).tolist()
-    [0.0, 0.2, 0.4]
+    >>> ember.fft.rfftfreq(4).tolist()
+    [0.0, 0.25, 0.5]
     """,
 )  # fmt: skip
 @functor("FftRfftfreq")

@@ -98,8 +98,8 @@ declare(
     doc="""
     The inverse discrete Fourier transform along ``dim``: ``ifft(fft(x)) == x``.
 
-    >>> ember.fft.ifft(ember.tensor([4.0, 0.0, 0.0, 0.0])).tolist()
-    [(1+0j), (1+0j), (1+0j), (1+0j)]
+    >>> ember.fft.ifft(ember.tensor([4j, 0, 0, 0])).tolist()
+    [1j, 1j, 1j, 1j]
     """,
 )  # fmt: skip
 @functor("FftIfft")
@@ -154,8 +154,8 @@ declare(
     doc="""
     The inverse of ``hfft``: the half spectrum (``n // 2 + 1`` points) whose ``hfft`` is the real input.
 
-    >>> ember.fft.ihfft(ember.tensor([1.0, 1.0, 1.0, 1.0])).tolist()
-    [(1+0j), 0j, 0j]
+    >>> ember.fft.ihfft(ember.tensor([1.0, 1.0, 1.0, 1.0])).real.tolist()
+    [1.0, 0.0, 0.0]
     """,
 )  # fmt: skip
 @functor("FftIhfft")
@@ -212,11 +212,19 @@ _N_DIM = "Tensor (Tensor input, IntList? s=None, IntList? dim=None, String? norm
 _TWO_DIM = "Tensor (Tensor input, IntList? s=None, IntList dim=[-2, -1], String? norm=None) => {}"
 
 
-def _declare_nd(name: str, functor_name: str, op, summary: str, impl, public: str, forward: bool) -> None:
-    """One n-d transform and its 2-d form (``fft2`` is ``fftn`` over the last two dims by default)."""
+def _declare_nd(name: str, functor_name: str, op, summary: str, impl, public: str, forward: bool, example: str) -> None:
+    """One n-d transform and its 2-d form (``fft2`` is ``fftn`` over the last two dims by default);
+    ``example`` is the result of both on ``[[1.0, 2.0], [3.0, 4.0]]``."""
     for suffix, signature in (("n", _N_DIM), ("2", _TWO_DIM)):
         fname = f"{functor_name}{suffix.upper()}"
-        declare(f"fft.{name}{suffix}", signature.format(fname), out=True, op=op, doc=f"{summary} ({'over every dim' if suffix == 'n' else 'over the last two dims'} by default).")
+        where = "over every dim" if suffix == "n" else "over the last two dims"
+        doc = f"""
+        {summary} ({where} by default).
+
+        >>> ember.fft.{name}{suffix}(ember.tensor([[1.0, 2.0], [3.0, 4.0]])).tolist()
+        {example}
+        """
+        declare(f"fft.{name}{suffix}", signature.format(fname), out=True, op=op, doc=doc)
 
         def transform(input, s=None, dim=None if suffix == "n" else (-2, -1), norm=None, out=None):
             return impl(public, input, s, dim, norm, forward, out)
@@ -225,9 +233,27 @@ def _declare_nd(name: str, functor_name: str, op, summary: str, impl, public: st
         functor(fname)(transform)
 
 
-_declare_nd("fft", "FftFft", "fft_c2c", "The n-dimensional discrete Fourier transform", _c2c_nd, "fftn", True)
-_declare_nd("ifft", "FftIfft", "fft_c2c", "The n-dimensional inverse discrete Fourier transform", _c2c_nd, "ifftn", False)
-_declare_nd("rfft", "FftRfft", "fft_r2c", "The n-dimensional Fourier transform of a real signal, one-sided in the last dim", _r2c_nd, "rfftn", True)
-_declare_nd("ihfft", "FftIhfft", _C2C_OR_R2C, "The inverse of hfftn: one-sided in the last dim", _r2c_nd, "ihfftn", False)
-_declare_nd("irfft", "FftIrfft", "fft_c2r", "The inverse of rfftn: a real signal", _c2r_nd, "irfftn", False)
-_declare_nd("hfft", "FftHfft", ("fft_c2c", "fft_c2r"), "The n-dimensional transform of a Hermitian signal given by its last-dim half", _c2r_nd, "hfftn", True)
+_declare_nd(
+    "fft", "FftFft", "fft_c2c", "The n-dimensional discrete Fourier transform", _c2c_nd, "fftn", True,
+    "[[(10+0j), (-2+0j)], [(-4+0j), 0j]]",
+)  # fmt: skip
+_declare_nd(
+    "ifft", "FftIfft", "fft_c2c", "The n-dimensional inverse discrete Fourier transform", _c2c_nd, "ifftn", False,
+    "[[(2.5+0j), (-0.5+0j)], [(-1+0j), 0j]]",
+)  # fmt: skip
+_declare_nd(
+    "rfft", "FftRfft", "fft_r2c", "The n-dimensional transform of a real signal, one-sided in the last dim", _r2c_nd,
+    "rfftn", True, "[[(10+0j), (-2+0j)], [(-4+0j), 0j]]",
+)  # fmt: skip
+_declare_nd(
+    "ihfft", "FftIhfft", _C2C_OR_R2C, "The inverse of hfftn: a real signal's half spectrum, one-sided in the last dim",
+    _r2c_nd, "ihfftn", False, "[[(2.5-0j), (-0.5-0j)], [(-1+0j), 0j]]",
+)  # fmt: skip
+_declare_nd(
+    "irfft", "FftIrfft", "fft_c2r", "The inverse of rfftn: the real signal of a half spectrum", _c2r_nd, "irfftn", False,
+    "[[2.5, -0.5], [-1.0, 0.0]]",
+)  # fmt: skip
+_declare_nd(
+    "hfft", "FftHfft", ("fft_c2c", "fft_c2r"), "The n-dimensional transform of a Hermitian signal given by its last-dim half",
+    _c2r_nd, "hfftn", True, "[[10.0, -2.0], [-4.0, 0.0]]",
+)  # fmt: skip

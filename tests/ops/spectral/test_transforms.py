@@ -1,6 +1,7 @@
 """ember.fft's transforms: values against numpy.fft (no torch needed), PyTorch's dtypes, sizes and
 errors, non-contiguous, batched and empty inputs, out=, and the same calls against torch."""
 
+import doctest
 import warnings
 
 import numpy as np
@@ -196,3 +197,12 @@ def test_transforms_match_torch(name, dtype):
         result = getattr(F, name)(ember.tensor(x), norm=norm, **kwargs)
         assert str(result.dtype).split(".")[-1] == str(expected.dtype).split(".")[-1]
         _close(result, expected.resolve_conj().numpy(), str(result.dtype).split(".")[-1])
+
+
+@pytest.mark.parametrize("name", F.__all__)
+def test_the_docstring_examples_run(name):
+    # namespace functions are not module attributes of ember.ops.functional, where doctest looks
+    test = doctest.DocTestParser().get_doctest(getattr(F, name).__doc__, {"ember": ember}, name, None, 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    runner.run(test)
+    assert test.examples and runner.failures == 0
