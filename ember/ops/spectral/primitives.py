@@ -21,8 +21,6 @@ again.
 
 from __future__ import annotations
 
-import math
-
 from ..._core import dtype as _dt
 from ..._core.shape import wrap_dim
 from ...dispatch import OpExpr, dispatch
@@ -31,8 +29,8 @@ from ..common import functional as _F
 from ..reduction import torch_name
 
 __all__ = [
-    "C2C", "C2R", "R2C", "canonical_shape_and_dims", "check_out_kind", "fft_dim", "norm_mode", "promote", "resize", "run",
-    "signal_size",
+    "C2C", "C2R", "R2C", "canonical_shape_and_dims", "check_out_kind", "check_points", "fft_dim", "norm_mode", "promote",
+    "resize", "run",
 ]  # fmt: skip
 
 NORMS = {None: (0, 2), "backward": (0, 2), "forward": (2, 0), "ortho": (1, 1)}  # (forward's scale, inverse's)
@@ -43,11 +41,6 @@ def norm_mode(norm, forward: bool) -> int:
     if not isinstance(norm, str | None) or norm not in NORMS:
         raise RuntimeError(f'Invalid normalization mode: "{norm}"')
     return NORMS[norm][0 if forward else 1]
-
-
-def signal_size(shape: tuple, dims: tuple) -> int:
-    """The number of points of one transform: the product of the transformed sizes."""
-    return math.prod(shape[d] for d in dims)
 
 
 def promote(x, *, complex_: bool):
@@ -73,9 +66,11 @@ def fft_dim(dim: int, ndim: int, op: str) -> int:
     return wrap_dim(dim, ndim, op)
 
 
-def _check_points(n: int) -> None:
+def check_points(n: int) -> int:
+    """``n``, the points of a transform, when there is at least one."""
     if n < 1:
         raise RuntimeError(f"Invalid number of data points ({n}) specified")
+    return n
 
 
 def resize(x, dims: tuple, sizes: tuple):
@@ -113,7 +108,7 @@ def canonical_shape_and_dims(x, s, dim, op: str) -> tuple[tuple, tuple]:
         dims = tuple(range(ndim)) if dims is None else dims
         sizes = tuple(x._shape[d] for d in dims)
     for n in sizes:
-        _check_points(n)
+        check_points(n)
     return sizes, dims
 
 

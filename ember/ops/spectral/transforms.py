@@ -20,17 +20,23 @@ from __future__ import annotations
 from ..functor import functor
 from ..reduction import torch_name
 from ..schema import schema_family
-from .primitives import C2C, C2R, R2C, canonical_shape_and_dims, check_out_kind, fft_dim, norm_mode, promote, resize, run
+from .primitives import (
+    C2C,
+    C2R,
+    R2C,
+    canonical_shape_and_dims,
+    check_out_kind,
+    check_points,
+    fft_dim,
+    norm_mode,
+    promote,
+    resize,
+    run,
+)
 
 declare = schema_family("spectral")
 
 _C2C_OR_R2C = ("fft_c2c", "fft_r2c")
-
-
-def _points(n: int) -> int:
-    if n < 1:
-        raise RuntimeError(f"Invalid number of data points ({n}) specified")
-    return n
 
 
 def _refuse_complex(op: str, x, what: str = "a real input tensor") -> None:
@@ -46,7 +52,7 @@ def _c2c_1d(op, x, n, dim, norm, forward, out):
     check_out_kind(op, out, complex_=True)
     x = promote(x, complex_=False)
     d = fft_dim(dim, x.ndim, op)
-    size = _points(x._shape[d] if n is None else n)
+    size = check_points(x._shape[d] if n is None else n)
     x = resize(x, (d,), (size,))
     mode = norm_mode(norm, forward)
     if x._dtype.is_complex:
@@ -60,7 +66,7 @@ def _r2c_1d(op, x, n, dim, norm, forward, out):
     check_out_kind(op, out, complex_=True)
     x = promote(x, complex_=False)
     d = fft_dim(dim, x.ndim, op)
-    size = _points(x._shape[d] if n is None else n)
+    size = check_points(x._shape[d] if n is None else n)
     x = resize(x, (d,), (size,))
     return run(R2C, x, {"dim": (d,), "normalization": norm_mode(norm, forward), "onesided": True, "forward": forward}, out)
 
@@ -70,7 +76,7 @@ def _c2r_1d(op, x, n, dim, norm, forward, out):
     check_out_kind(op, out, complex_=False)
     x = promote(x, complex_=True)
     d = fft_dim(dim, x.ndim, op)
-    size = _points(2 * (x._shape[d] - 1) if n is None else n)
+    size = check_points(2 * (x._shape[d] - 1) if n is None else n)
     if n is not None:
         x = resize(x, (d,), (size // 2 + 1,))
     attrs = {"dim": (d,), "normalization": norm_mode(norm, forward), "last_dim_size": size, "forward": forward}
@@ -197,7 +203,7 @@ def _c2r_nd(op, x, s, dim, norm, forward, out):
     sizes, dims = canonical_shape_and_dims(x, s, dim, op)
     if not dims:
         raise RuntimeError(f"{op} must transform at least one axis")
-    last = _points(2 * (x._shape[dims[-1]] - 1) if s is None or s[-1] == -1 else sizes[-1])
+    last = check_points(2 * (x._shape[dims[-1]] - 1) if s is None or s[-1] == -1 else sizes[-1])
     x = resize(promote(x, complex_=True), dims, (*sizes[:-1], last // 2 + 1))
     mode = norm_mode(norm, forward)
     attrs = {"dim": dims, "normalization": mode, "last_dim_size": last, "forward": forward}
