@@ -43,7 +43,8 @@ EXTENSION_KEYWORDS = {
 LOOSE = {"linear", "bilinear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"}
 # FFTs mix every input into every output: where an input is non-finite, which outputs come out nan
 # and which +-inf depends on the algorithm's order of operations (pocketfft here, MKL in torch's build)
-LOOSE |= {f"fft.{kind}{form}" for kind in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft") for form in ("", "2", "n")}
+FFT_TRANSFORMS = {f"fft.{kind}{form}" for kind in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft") for form in ("", "2", "n")}
+LOOSE |= FFT_TRANSFORMS
 
 # the reductions that take keepdim without a dim (every dim reduced, and kept as size 1)
 REDUCTIONS = {"sum", "prod", "mean", "nansum", "nanmean", "amax", "amin", "std", "var", "count_nonzero", "all", "any", "norm"}
@@ -51,6 +52,7 @@ REDUCTIONS = {"sum", "prod", "mean", "nansum", "nanmean", "amax", "amin", "std",
 # torch refusals on spelling alone, where ember's answer is the one the caller meant:
 # (entry, or None for every entry; what torch says; why ember answers)
 LENIENT = [
+    (FFT_TRANSFORMS, r"MKL FFT error", "an empty batch: torch's MKL build refuses it; its pocketfft build, like NumPy, gives the empty result"),
     (None, r"must be tuple of ints, not int", "one int for a size list: the list of that one int"),
     (None, r"argument 'dtype' must be torch.dtype, not (str|type)|dtype=(str|type)[,)]", "a dtype by name or by NumPy type"),
     (None, r"argument 'memory_format' must be torch.memory_format, not NoneType", "memory_format=None: the default"),
