@@ -52,6 +52,11 @@ REDUCTIONS = {"sum", "prod", "mean", "nansum", "nanmean", "amax", "amin", "std",
 # torch refusals on spelling alone, where ember's answer is the one the caller meant:
 # (entry, or None for every entry; what torch says; why ember answers)
 LENIENT = [
+    (
+        "hamming_window",
+        r"got \(int, .*(alpha|beta)=float",
+        "torch's overloads chain periodic, alpha, beta; ember's one signature takes each by keyword, defaults for the rest",
+    ),
     (FFT_TRANSFORMS, r"MKL FFT error", "an empty batch: torch's MKL build refuses it; its pocketfft build, like NumPy, gives the empty result"),
     (None, r"must be tuple of ints, not int", "one int for a size list: the list of that one int"),
     (None, r"argument 'dtype' must be torch.dtype, not (str|type)|dtype=(str|type)[,)]", "a dtype by name or by NumPy type"),
