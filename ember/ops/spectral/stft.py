@@ -10,7 +10,7 @@ squared window. Gradients come from the ops they are written with.
 >>> x = ember.arange(8.0)
 >>> spec = ember.stft(x, 4, window=ember.hann_window(4), return_complex=True)
 >>> spec.shape
-ember.Size([3, 3])
+ember.Size([3, 9])
 >>> [round(v, 4) for v in ember.istft(spec, 4, window=ember.hann_window(4), length=8).tolist()]
 [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]
 """

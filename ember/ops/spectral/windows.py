@@ -6,8 +6,8 @@ window's own dtype, as PyTorch computes them; ``periodic=True`` (the default) gi
 >>> import ember
 >>> ember.hann_window(4).tolist()
 [0.0, 0.5, 1.0, 0.5]
->>> ember.hann_window(4, periodic=False).tolist()
-[0.0, 0.75, 0.75, 0.0]
+>>> ember.hann_window(5, periodic=False).tolist()
+[0.0, 0.5, 1.0, 0.5, 0.0]
 """
 
 from __future__ import annotations
@@ -94,8 +94,8 @@ declare(
     doc="""
     The Blackman window, ``0.42 - 0.5 cos(2 pi n / (N - 1)) + 0.08 cos(4 pi n / (N - 1))``.
 
-    >>> [round(v, 4) for v in ember.blackman_window(3, periodic=False).tolist()]
-    [0.0, 1.0, 0.0]
+    >>> [round(v, 4) for v in ember.blackman_window(5, periodic=False)[1:4].tolist()]
+    [0.34, 1.0, 0.34]
     """,
 )  # fmt: skip
 @functor("BlackmanWindow")

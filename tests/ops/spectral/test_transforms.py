@@ -199,10 +199,14 @@ def test_transforms_match_torch(name, dtype):
         _close(result, expected.resolve_conj().numpy(), str(result.dtype).split(".")[-1])
 
 
-@pytest.mark.parametrize("name", F.__all__)
+SHORT_TIME = ["stft", "istft", "hann_window", "hamming_window", "blackman_window", "bartlett_window"]
+
+
+@pytest.mark.parametrize("name", [f"fft.{name}" for name in F.__all__] + SHORT_TIME)
 def test_the_docstring_examples_run(name):
     # namespace functions are not module attributes of ember.ops.functional, where doctest looks
-    test = doctest.DocTestParser().get_doctest(getattr(F, name).__doc__, {"ember": ember}, name, None, 0)
+    fn = getattr(F, name[4:]) if name.startswith("fft.") else getattr(ember, name)
+    test = doctest.DocTestParser().get_doctest(fn.__doc__, {"ember": ember}, name, None, 0)
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
     runner.run(test)
     assert test.examples and runner.failures == 0
