@@ -30,6 +30,7 @@ from ._composite import (
     selu,
     softsign,
     tanhshrink,
+    triplet_margin_loss,
 )
 
 
@@ -64,4 +65,5 @@ __all__ = [
     "selu",
     "softsign",
     "tanhshrink",
+    "triplet_margin_loss",
 ]

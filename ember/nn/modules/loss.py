@@ -15,6 +15,7 @@ import warnings
 
 from ..._core.tensor import Tensor
 from ...ops import functional as F
+from .._composite import triplet_margin_loss
 from .module import Module
 
 
@@ -130,3 +131,18 @@ class KLDivLoss(_Loss):
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
+class TripletMarginLoss(_Loss):
+    """The triplet loss of ``F.triplet_margin_loss``: anchors nearer their positives than their negatives by ``margin``."""
+
+    def __init__(
+        self, margin: float = 1.0, p: float = 2.0, eps: float = 1e-6, swap: bool = False, size_average=None, reduce=None, reduction: str = "mean"
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginLoss: expected margin to be greater than 0, got {margin} instead")
+        self.margin, self.p, self.eps, self.swap = margin, p, eps, swap
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return triplet_margin_loss(anchor, positive, negative, self.margin, self.p, self.eps, self.swap, reduction=self.reduction)
