@@ -1,9 +1,10 @@
-"""A variational autoencoder on two-moon-like blobs of 8x8 "strokes".
+"""A variational autoencoder on 8x8 images of horizontal and vertical bars.
 
 An encoder giving a mean and a log-variance, the reparameterization trick (the noise comes from the
 program's NumPy generator, so runs are repeatable in any framework), a KL term in closed form, a
-Bernoulli reconstruction loss through ``binary_cross_entropy_with_logits``, ``ExponentialLR``,
-evaluation of the ELBO under ``torch.no_grad()`` and sampling from the prior.
+Bernoulli reconstruction loss through ``binary_cross_entropy_with_logits``, a ``LinearLR`` warm-up
+handing over to ``ExponentialLR`` through ``SequentialLR``, evaluation of the ELBO under
+``torch.no_grad()`` and sampling from the prior.
 """
 
 import numpy as np
@@ -62,7 +63,9 @@ def main(torch, steps=12, init_weights=None):
     if init_weights is not None:
         init_weights(model)
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
-    scheduler = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=0.9)
+    warmup = torch.optim.lr_scheduler.LinearLR(optimizer, start_factor=0.2, total_iters=3)
+    decay = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=0.9)
+    scheduler = torch.optim.lr_scheduler.SequentialLR(optimizer, [warmup, decay], milestones=[3])
     noise = np.random.default_rng(2)
 
     losses, kls = [], []
