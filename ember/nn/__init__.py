@@ -28,7 +28,9 @@ from .modules import (
     GELU,
     GLU,
     GRU,
+    GRUCell,
     LSTM,
+    LSTMCell,
     RNN,
     SELU,
     AdaptiveAvgPool1d,
@@ -86,6 +88,8 @@ from .modules import (
     ReLU6,
     RMSNorm,
     RNNBase,
+    RNNCell,
+    RNNCellBase,
     Sequential,
     Sigmoid,
     SiLU,
@@ -104,7 +108,7 @@ from .modules import (
 from .parameter import Parameter
 
 __all__ = [
-    "CELU", "ELU", "GELU", "GLU", "GRU", "LSTM", "RNN", "SELU",
+    "CELU", "ELU", "GELU", "GLU", "GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNCell", "RNNCellBase", "SELU",
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
     "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "Bilinear",
     "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "CrossEntropyLoss",
