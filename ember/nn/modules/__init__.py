@@ -60,9 +60,10 @@ from .rnn import GRU, LSTM, RNN, RNNBase
 from .rnn_cell import GRUCell, LSTMCell, RNNCell, RNNCellBase
 from .sparse import Embedding
 from .transformer import TransformerEncoder, TransformerEncoderLayer
+from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = [
-    "CELU", "ELU", "GELU", "GLU", "GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNCell", "RNNCellBase", "SELU",
+    "CELU", "ELU", "GELU", "GLU", "GRU", "LSTM", "RNN", "SELU",
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
     "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "Bilinear",
     "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "CrossEntropyLoss",
@@ -71,6 +72,7 @@ __all__ = [
     "LeakyReLU", "Linear", "LogSigmoid", "LogSoftmax", "MSELoss", "MaxPool1d", "MaxPool2d", "MaxPool3d", "Mish",
     "Module", "ModuleDict", "ModuleList", "MultiheadAttention", "NLLLoss", "NonDynamicallyQuantizableLinear",
     "ParameterDict", "ParameterList", "RMSNorm", "RNNBase", "ReLU", "ReLU6", "Sequential", "SiLU", "Sigmoid",
-    "SmoothL1Loss", "Softmax", "Softmin", "Softplus", "Softsign", "Tanh", "Tanhshrink", "TripletMarginLoss",
+    "SmoothL1Loss", "Softmax", "Softmin", "Softplus", "Softsign", "Tanh", "Tanhshrink",
     "TransformerEncoder", "TransformerEncoderLayer", "Unflatten",
+    "GRUCell", "LSTMCell", "RNNCell", "RNNCellBase", "TripletMarginLoss", "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d",
 ]  # fmt: skip
