@@ -45,6 +45,23 @@ from .loss import (
 )
 from .module import Module
 from .normalization import GroupNorm, LayerNorm, RMSNorm
+from .padding import (
+    CircularPad1d,
+    CircularPad2d,
+    CircularPad3d,
+    ConstantPad1d,
+    ConstantPad2d,
+    ConstantPad3d,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReflectionPad3d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ReplicationPad3d,
+    ZeroPad1d,
+    ZeroPad2d,
+    ZeroPad3d,
+)
 from .pooling import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
@@ -75,4 +92,6 @@ __all__ = [
     "SmoothL1Loss", "Softmax", "Softmin", "Softplus", "Softsign", "Tanh", "Tanhshrink",
     "TransformerEncoder", "TransformerEncoderLayer", "Unflatten",
     "GRUCell", "LSTMCell", "RNNCell", "RNNCellBase", "TripletMarginLoss", "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d",
+    "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d",
+    "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
 ]  # fmt: skip
