@@ -90,6 +90,7 @@ from .modules import (
     NonDynamicallyQuantizableLinear,
     ParameterDict,
     ParameterList,
+    PReLU,
     ReflectionPad1d,
     ReflectionPad2d,
     ReflectionPad3d,
@@ -140,5 +141,6 @@ __all__ = [
     "GRUCell", "LSTMCell", "RNNCell", "RNNCellBase", "TripletMarginLoss", "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d",
     "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d",
     "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
+    "PReLU",
     "functional", "init", "parallel", "utils",
 ]  # fmt: skip

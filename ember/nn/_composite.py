@@ -96,6 +96,25 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     return linalg.vector_norm(x1 - x2 + eps, p, dim=-1, keepdim=keepdim)
 
 
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """``x`` where positive, ``weight * x`` elsewhere; ``weight`` holds one slope or one per channel (dim 1).
+
+    >>> prelu(ember.tensor([-2.0, 3.0]), ember.tensor([0.25])).tolist()
+    [-0.5, 3.0]
+    """
+    if weight.dim() > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.dim()}")
+    if weight.numel() != 1:
+        channels = input.size(1) if input.dim() > 1 else 1
+        if channels != weight.numel():
+            raise RuntimeError(
+                "Mismatch of parameter numbers and input channel size. "
+                f"Found parameter numbers = {weight.numel()} and channel size = {channels}."
+            )
+        weight = weight.reshape(weight.numel(), *([1] * (input.dim() - 2)))
+    return F.where(input > 0, input, weight * input)
+
+
 def triplet_margin_loss(
     anchor: Tensor,
     positive: Tensor,
