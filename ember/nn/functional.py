@@ -33,6 +33,15 @@ from ._composite import (
     tanhshrink,
     triplet_margin_loss,
 )
+from ._losses import (
+    cosine_embedding_loss,
+    gaussian_nll_loss,
+    hinge_embedding_loss,
+    margin_ranking_loss,
+    multilabel_soft_margin_loss,
+    poisson_nll_loss,
+    soft_margin_loss,
+)
 
 
 def _schema_names() -> list[str]:
@@ -68,4 +77,11 @@ __all__ = [
     "softsign",
     "tanhshrink",
     "triplet_margin_loss",
+    "cosine_embedding_loss",
+    "gaussian_nll_loss",
+    "hinge_embedding_loss",
+    "margin_ranking_loss",
+    "multilabel_soft_margin_loss",
+    "poisson_nll_loss",
+    "soft_margin_loss",
 ]
