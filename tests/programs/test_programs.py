@@ -35,6 +35,7 @@ PROGRAMS = {
         )
     ],
     "seq2seq": [],
+    "signal_denoiser": [],
     "unet": [],
     "vae": [],
 }
