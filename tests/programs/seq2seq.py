@@ -3,7 +3,7 @@
 An encoder of ``nn.MultiheadAttention`` self-attention, a decoder with causal self-attention through
 ``F.scaled_dot_product_attention`` and cross-attention to the encoder, teacher forcing, padding
 ignored by ``cross_entropy(ignore_index=...)``, a warm-up through ``LambdaLR``, gradient clipping and
-greedy decoding under ``torch.no_grad()``.
+greedy decoding under ``torch.no_grad()``; the usual device boilerplate around it.
 """
 
 import numpy as np
@@ -90,7 +90,7 @@ def main(torch, steps=40, init_weights=None):
         @torch.no_grad()
         def greedy(self, source):
             memory, padding = self.encoder(source)
-            tokens = torch.full((source.size(0), 1), BOS, dtype=torch.long)
+            tokens = torch.full((source.size(0), 1), BOS, dtype=torch.long, device=source.device)
             for _ in range(MAX_LEN + 1):
                 logits = self.decoder(tokens, memory, padding)
                 tokens = torch.cat([tokens, logits[:, -1].argmax(-1, keepdim=True)], dim=1)
@@ -101,9 +101,12 @@ def main(torch, steps=40, init_weights=None):
     dataset = torch.utils.data.TensorDataset(torch.from_numpy(sources), torch.from_numpy(targets))
     loader = torch.utils.data.DataLoader(dataset, batch_size=64, drop_last=True)
 
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    torch.backends.cudnn.benchmark = True
     model = Seq2Seq()
     if init_weights is not None:
         init_weights(model)
+    model = model.to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=3e-3, betas=(0.9, 0.98))
     warmup = 10
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: min(1.0, (step + 1) / warmup))
@@ -112,6 +115,7 @@ def main(torch, steps=40, init_weights=None):
     model.train()
     while step < steps:
         for source, target in loader:
+            source, target = source.to(device), target.to(device)
             target_in, target_out = target[:, :-1], target[:, 1:]  # teacher forcing
             logits = model(source, target_in)
             loss = F.cross_entropy(logits.reshape(-1, VOCAB), target_out.reshape(-1), ignore_index=PAD)
@@ -129,7 +133,7 @@ def main(torch, steps=40, init_weights=None):
 
     model.eval()
     test_sources, test_targets = make_pairs(64, np.random.default_rng(1))
-    decoded = model.greedy(torch.from_numpy(test_sources))
+    decoded = model.greedy(torch.from_numpy(test_sources).to(device)).cpu()
     expected = torch.from_numpy(test_targets[:, 1:])
     mask = expected != PAD
     token_accuracy = ((decoded == expected) & mask).sum().item() / mask.sum().item()
