@@ -10,7 +10,7 @@ write-ups describe: dumb storages, strided views, allocators, zero-copy borders.
 True
 """
 
-from . import array_api, autograd, distributed, fft, graph, io, linalg, memory, nn, ops, optim, sparse, utils
+from . import array_api, autograd, backends, cuda, distributed, fft, graph, io, linalg, memory, nn, ops, optim, sparse, utils
 from ._core.allocator import empty_cache, memory_stats, reset_peak_memory_stats
 from ._core.device import Device, device
 from ._core.dtype import (
@@ -56,6 +56,13 @@ from ._core.storage import Storage, UntypedStorage
 from ._core.tensor import Tensor, tensor
 from ._core.tensor_numpy import as_tensor, from_numpy, frombuffer
 from ._core.threads import get_num_threads, set_num_threads
+from .backends import (
+    are_deterministic_algorithms_enabled,
+    get_float32_matmul_precision,
+    is_deterministic_algorithms_warn_only_enabled,
+    set_float32_matmul_precision,
+    use_deterministic_algorithms,
+)
 from .dispatch import explain, trace, vm
 from .dispatch.grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .distributed import tensor as _global
@@ -217,6 +224,10 @@ __all__ = [
 # TensorFlow 1's sparse names (ember.SparseTensor, ...; ember.sparse has TensorFlow 2's)
 __all__ += [*graph.__all__, *sparse.__all__, "graph", "sparse"]
 __all__ += ["placement", "sbp"]
+__all__ += [
+    "are_deterministic_algorithms_enabled", "backends", "cuda", "get_float32_matmul_precision",
+    "is_deterministic_algorithms_warn_only_enabled", "set_float32_matmul_precision", "use_deterministic_algorithms",
+]  # fmt: skip
 __all__ += ["Generator", "array_api", "autograd", "distributed", "enable_grad", "inference_mode", "is_grad_enabled", "nn", "no_grad", "optim", "set_grad_enabled", "utils", "default_generator", "explain", "fft", "initial_seed", "linalg", "manual_seed", "ops", "seed", "trace", "vm"]
 
 # Every public op of the schema: ember.relu, ember.add, ... The schema is the list; the

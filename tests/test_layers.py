@@ -38,6 +38,8 @@ FLOORS = {
     "fft": 7,
     "io": 7,
     "memory": 7,
+    "backends": 7,
+    "cuda": 7,
     "nn": 8,
     "optim": 8,
     "utils": 9,

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 from .. import linalg
 from .._core import dtype as dtypes
@@ -93,6 +94,73 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
 
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
     return linalg.vector_norm(x1 - x2 + eps, p, dim=-1, keepdim=keepdim)
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """``x`` where positive, ``weight * x`` elsewhere; ``weight`` holds one slope or one per channel (dim 1).
+
+    >>> prelu(ember.tensor([-2.0, 3.0]), ember.tensor([0.25])).tolist()
+    [-0.5, 3.0]
+    """
+    if weight.dim() > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.dim()}")
+    if weight.numel() != 1:
+        channels = input.size(1) if input.dim() > 1 else 1
+        if channels != weight.numel():
+            raise RuntimeError(
+                "Mismatch of parameter numbers and input channel size. "
+                f"Found parameter numbers = {weight.numel()} and channel size = {channels}."
+            )
+        weight = weight.reshape(weight.numel(), *([1] * (input.dim() - 2)))
+    return F.where(input > 0, input, weight * input)
+
+
+def triplet_margin_loss(
+    anchor: Tensor,
+    positive: Tensor,
+    negative: Tensor,
+    margin: float = 1.0,
+    p: float = 2.0,
+    eps: float = 1e-6,
+    swap: bool = False,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``max(0, margin + d(anchor, positive) - d(anchor, negative))`` with ``d`` the ``p``-norm distance;
+    ``swap`` takes the smaller of d(anchor, negative) and d(positive, negative).
+
+    >>> a, pos, neg = ember.tensor([[0.0, 0.0]]), ember.tensor([[3.0, 4.0]]), ember.tensor([[0.0, 1.0]])
+    >>> round(triplet_margin_loss(a, pos, neg, eps=0.0).item(), 4)
+    5.0
+    """
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    dims = (anchor.dim(), positive.dim(), negative.dim())
+    if len(set(dims)) != 1:
+        raise RuntimeError(
+            "The anchor, positive, and negative tensors are expected to have the same number of dimensions, "
+            f"but got: anchor {dims[0]}D, positive {dims[1]}D, and negative {dims[2]}D inputs"
+        )
+    positive_distance = pairwise_distance(anchor, positive, p, eps)
+    negative_distance = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        negative_distance = F.minimum(negative_distance, pairwise_distance(positive, negative, p, eps))
+    losses = (margin + positive_distance - negative_distance).clamp(min=0)
+    if reduction == "mean":
+        return losses.mean()
+    return losses.sum() if reduction == "sum" else losses
+
+
+def _legacy_reduction(size_average: bool | None, reduce: bool | None) -> str:
+    """PyTorch's reading of the deprecated (size_average, reduce) flags as a ``reduction``."""
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    reduction = ("mean" if size_average else "sum") if reduce else "none"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{reduction}' instead.", stacklevel=3)
+    return reduction
 
 
 def _additive_mask(mask: Tensor | None, dtype) -> Tensor | None:

@@ -26,10 +26,21 @@ from ._composite import (
     multi_head_attention_forward,
     normalize,
     pairwise_distance,
+    prelu,
     relu6,
     selu,
     softsign,
     tanhshrink,
+    triplet_margin_loss,
+)
+from ._losses import (
+    cosine_embedding_loss,
+    gaussian_nll_loss,
+    hinge_embedding_loss,
+    margin_ranking_loss,
+    multilabel_soft_margin_loss,
+    poisson_nll_loss,
+    soft_margin_loss,
 )
 
 
@@ -60,8 +71,17 @@ __all__ = [
     "multi_head_attention_forward",
     "normalize",
     "pairwise_distance",
+    "prelu",
     "relu6",
     "selu",
     "softsign",
     "tanhshrink",
+    "triplet_margin_loss",
+    "cosine_embedding_loss",
+    "gaussian_nll_loss",
+    "hinge_embedding_loss",
+    "margin_ranking_loss",
+    "multilabel_soft_margin_loss",
+    "poisson_nll_loss",
+    "soft_margin_loss",
 ]

@@ -36,6 +36,9 @@ __all__ = [
     "CosineAnnealingLR",
     "OneCycleLR",
     "ReduceLROnPlateau",
+    "ConstantLR",
+    "LinearLR",
+    "SequentialLR",
 ]
 
 EPOCH_DEPRECATION_WARNING = (
@@ -162,7 +165,10 @@ class LRScheduler:
         self._step_count += 1
         if epoch is not None:
             warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+        self._update_lr(epoch)
 
+    def _update_lr(self, epoch: int | None = None) -> None:
+        # the part of step() that SequentialLR also calls, to restart a scheduler at epoch 0
         self._get_lr_called_within_step = True
         try:
             if epoch is None:
@@ -328,6 +334,153 @@ class CosineAnnealingLR(LRScheduler):
             self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
             for base_lr in self.base_lrs
         ]
+
+
+class ConstantLR(LRScheduler):
+    """Multiply the lr by ``factor`` for the first ``total_iters`` epochs, then restore it.
+
+    >>> opt = ember.optim.SGD([ember.zeros(1)], lr=1.0)
+    >>> sched = ember.optim.lr_scheduler.ConstantLR(opt, factor=0.5, total_iters=2)
+    >>> [sched.get_last_lr()[0]] + [(opt.step(), sched.step(), sched.get_last_lr()[0])[2] for _ in range(3)]
+    [0.5, 0.5, 1.0, 1.0]
+    """
+
+    def __init__(self, optimizer: Optimizer, factor: float = 1.0 / 3, total_iters: int = 5, last_epoch: int = -1) -> None:
+        if factor > 1.0 or factor < 0:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor = factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        self._warn_get_lr()
+        if self.last_epoch == 0:
+            return [group["lr"] * self.factor for group in self.optimizer.param_groups]
+        if self.last_epoch != self.total_iters:
+            return _group_values(self.optimizer, "lr")
+        return [group["lr"] * (1.0 / self.factor) for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        return [base_lr * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor)) for base_lr in self.base_lrs]
+
+
+class LinearLR(LRScheduler):
+    """Scale the lr by a factor going linearly from ``start_factor`` to ``end_factor`` over ``total_iters``
+    epochs (the usual warm-up), then leave it.
+
+    >>> opt = ember.optim.SGD([ember.zeros(1)], lr=1.0)
+    >>> sched = ember.optim.lr_scheduler.LinearLR(opt, start_factor=0.25, total_iters=3)
+    >>> [sched.get_last_lr()[0]] + [(opt.step(), sched.step(), round(sched.get_last_lr()[0], 6))[2] for _ in range(4)]
+    [0.25, 0.5, 0.75, 1.0, 1.0]
+    """
+
+    def __init__(
+        self, optimizer: Optimizer, start_factor: float = 1.0 / 3, end_factor: float = 1.0, total_iters: int = 5, last_epoch: int = -1
+    ) -> None:
+        if start_factor > 1.0 or start_factor <= 0:
+            raise ValueError("Starting multiplicative factor expected to be greater than 0 and less or equal to 1.")
+        if end_factor > 1.0 or end_factor < 0:
+            raise ValueError("Ending multiplicative factor expected to be between 0 and 1.")
+        self.start_factor = start_factor
+        self.end_factor = end_factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        self._warn_get_lr()
+        if self.last_epoch == 0:
+            return [group["lr"] * self.start_factor for group in self.optimizer.param_groups]
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return _group_values(self.optimizer, "lr")
+        # the ratio of this epoch's factor to the previous one's, so other edits of lr compose
+        span = self.end_factor - self.start_factor
+        ratio = 1.0 + span / (self.total_iters * self.start_factor + (self.last_epoch - 1) * span)
+        return [group["lr"] * ratio for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        progress = min(self.total_iters, self.last_epoch) / self.total_iters
+        return [base_lr * (self.start_factor + (self.end_factor - self.start_factor) * progress) for base_lr in self.base_lrs]
+
+
+class SequentialLR(LRScheduler):
+    """Hand the optimizer from one scheduler to the next at each milestone (warm-up, then decay).
+
+    Each scheduler, when its turn comes, restarts from its epoch 0 at the groups' initial lr.
+
+    >>> opt = ember.optim.SGD([ember.zeros(1)], lr=1.0)
+    >>> warmup = ember.optim.lr_scheduler.LinearLR(opt, start_factor=0.5, total_iters=2)
+    >>> decay = ember.optim.lr_scheduler.ExponentialLR(opt, gamma=0.5)
+    >>> sched = ember.optim.lr_scheduler.SequentialLR(opt, [warmup, decay], milestones=[2])
+    >>> [sched.get_last_lr()[0]] + [(opt.step(), sched.step(), sched.get_last_lr()[0])[2] for _ in range(4)]
+    [0.5, 0.75, 1.0, 0.5, 0.25]
+    """
+
+    def __init__(self, optimizer: Optimizer, schedulers: list[LRScheduler], milestones: list[int], last_epoch: int = -1) -> None:
+        name = type(self).__name__
+        if len(schedulers) < 1:
+            raise ValueError(f"{name} expects at least one scheduler, but got no scheduler.")
+        for index, scheduler in enumerate(schedulers):
+            if not hasattr(scheduler, "optimizer"):
+                raise TypeError(f"{name} at index {index} should have `optimizer` as its attribute.")
+            if isinstance(scheduler, ReduceLROnPlateau):
+                raise ValueError(
+                    f"{name} does not support `ReduceLROnPlateau` scheduler as it requires additional kwargs to be "
+                    f"specified when calling `step`, but got one at index {index} in the given schedulers sequence."
+                )
+            if scheduler.optimizer is not optimizer:
+                raise ValueError(
+                    f"{name} expects all schedulers to belong to the same optimizer, but got scheduler "
+                    f"{type(scheduler).__name__} at index {index} has {scheduler.optimizer}, which is different "
+                    f"from {type(optimizer).__name__}."
+                )
+        if len(milestones) != len(schedulers) - 1:
+            raise ValueError(
+                "Sequential Schedulers expects number of schedulers provided to be one more than the number of "
+                f"milestone points, but got number of schedulers {len(schedulers)} and the number of milestones "
+                f"to be equal to {len(milestones)}"
+            )
+        self._schedulers = list(schedulers)
+        self._milestones = list(milestones)
+        self.last_epoch = last_epoch + 1
+        self.optimizer = optimizer
+        # undo what constructing the schedulers did, then let the first one take its epoch 0
+        for group in optimizer.param_groups:
+            group["lr"] = group["initial_lr"]
+        self._undo_initial_steps(self)
+        first = self._schedulers[bisect_right(self._milestones, 0)]
+        first._initial_step()
+        self._last_lr = first.get_last_lr()
+
+    @staticmethod
+    def _undo_initial_steps(scheduler: Any) -> None:
+        if hasattr(scheduler, "_schedulers"):
+            for inner in scheduler._schedulers:
+                SequentialLR._undo_initial_steps(inner)
+        elif hasattr(scheduler, "last_epoch"):
+            scheduler.last_epoch -= 1
+
+    def step(self) -> None:  # type: ignore[override]
+        self.last_epoch += 1
+        index = bisect_right(self._milestones, self.last_epoch)
+        scheduler = self._schedulers[index]
+        if index > 0 and self._milestones[index - 1] == self.last_epoch:
+            scheduler._update_lr(0)  # its turn starts: from its epoch 0, in closed form
+        else:
+            scheduler.step()
+        self._last_lr = scheduler.get_last_lr()
+
+    def state_dict(self) -> dict[str, Any]:
+        """This scheduler's state with each inner scheduler's state dict in ``_schedulers``."""
+        state = {key: value for key, value in self.__dict__.items() if key not in ("optimizer", "_schedulers")}
+        state["_schedulers"] = [scheduler.state_dict() for scheduler in self._schedulers]
+        return state
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        state_dict = dict(state_dict)
+        inner = state_dict.pop("_schedulers")
+        self.__dict__.update(state_dict)
+        for scheduler, state in zip(self._schedulers, inner, strict=True):
+            scheduler.load_state_dict(state)
 
 
 class OneCycleLR(LRScheduler):

@@ -80,6 +80,71 @@ def test_functional_composites_match_torch():
     )
 
 
+def test_triplet_margin_loss():
+    anchor, positive, negative = ember.tensor([[0.0, 0.0]]), ember.tensor([[3.0, 4.0]]), ember.tensor([[0.0, 1.0]])
+    assert F.triplet_margin_loss(anchor, positive, negative, eps=0.0).item() == pytest.approx(5.0)  # 1 + 5 - 1
+    # swap: d(positive, negative) = sqrt(18) is larger than d(anchor, negative) = 1, so nothing changes
+    assert F.triplet_margin_loss(anchor, positive, negative, eps=0.0, swap=True).item() == pytest.approx(5.0)
+    assert F.triplet_margin_loss(anchor, negative, positive, eps=0.0, margin=0.5, p=1.0).item() == 0.0  # 0.5 + 1 - 7
+    batch = [ember.tensor(np.random.default_rng(i).standard_normal((4, 3)).astype(np.float32)) for i in range(3)]
+    per_triplet = nn.TripletMarginLoss(reduction="none")(*batch)
+    assert per_triplet.shape == (4,) and (per_triplet >= 0).all().item()
+    assert nn.TripletMarginLoss(reduction="sum")(*batch).item() == pytest.approx(per_triplet.sum().item())
+    with pytest.warns(UserWarning, match="reduction='sum'"):
+        legacy = F.triplet_margin_loss(*batch, size_average=False)
+    assert legacy.item() == pytest.approx(per_triplet.sum().item())
+    with pytest.raises(RuntimeError, match="same number of dimensions"):
+        F.triplet_margin_loss(batch[0], batch[1], batch[2][0])
+    with pytest.raises(ValueError, match="not a valid value for reduction"):
+        F.triplet_margin_loss(*batch, reduction="avg")
+    with pytest.raises(ValueError, match="expected margin to be greater than 0"):
+        nn.TripletMarginLoss(margin=0.0)
+
+
+def test_triplet_margin_loss_matches_torch():
+    torch = require_torch()
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal((6, 5)).astype(np.float32) for _ in range(3)]
+    for kwargs in ({}, {"margin": 2.0, "p": 1.0}, {"swap": True}, {"p": 3.0, "eps": 0.1, "reduction": "none"}):
+        ours = [ember.tensor(a, requires_grad=True) for a in arrays]
+        theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
+        got, want = F.triplet_margin_loss(*ours, **kwargs), torch.nn.functional.triplet_margin_loss(*theirs, **kwargs)
+        np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-5, err_msg=str(kwargs))
+        got.sum().backward()
+        want.sum().backward()
+        for o, t in zip(ours, theirs, strict=True):
+            np.testing.assert_allclose(o.grad.numpy(), t.grad.numpy(), rtol=1e-4, atol=1e-6, err_msg=str(kwargs))
+
+
+def test_prelu():
+    x = ember.tensor([[-2.0, 1.0], [4.0, -8.0]])
+    assert F.prelu(x, ember.tensor([0.5])).tolist() == [[-1.0, 1.0], [4.0, -4.0]]
+    assert F.prelu(x, ember.tensor([0.5, 0.25])).tolist() == [[-1.0, 1.0], [4.0, -2.0]]  # one slope per column (dim 1)
+    layer = nn.PReLU(2, init=0.1)
+    assert repr(layer) == "PReLU(num_parameters=2)" and layer.weight.tolist() == pytest.approx([0.1, 0.1])
+    layer(x).sum().backward()
+    assert layer.weight.grad.tolist() == [-2.0, -8.0]  # the negative inputs of each channel
+    with pytest.raises(RuntimeError, match="Found parameter numbers = 3 and channel size = 2"):
+        F.prelu(x, ember.ones(3))
+    with pytest.raises(RuntimeError, match="Expected `weight` to be a scalar or 1D tensor, but got: ndim = 2"):
+        F.prelu(x, ember.ones(1, 2))
+
+
+def test_prelu_matches_torch():
+    torch = require_torch()
+    x = np.random.default_rng(0).standard_normal((2, 3, 4)).astype(np.float32)
+    x[0, 0, 0] = 0.0  # the slope's side at zero, as torch
+    for slopes in (np.array([0.2], np.float32), np.array([0.1, -0.3, 0.7], np.float32)):
+        ours = [ember.tensor(a, requires_grad=True) for a in (x, slopes)]
+        theirs = [torch.tensor(a, requires_grad=True) for a in (x, slopes)]
+        got, want = F.prelu(*ours), torch.nn.functional.prelu(*theirs)
+        np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-6)
+        (got * got).sum().backward()
+        (want * want).sum().backward()
+        for o, t in zip(ours, theirs, strict=True):
+            np.testing.assert_allclose(o.grad.numpy(), t.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
 def test_dropout_train_eval():
     ember.manual_seed(0)
     d = nn.Dropout(0.5)

@@ -26,7 +26,21 @@ CASES = [
     ("OneCycleLR", {"max_lr": 1.0, "total_steps": STEPS + 1}),
     ("OneCycleLR", {"max_lr": 0.5, "total_steps": STEPS + 1, "anneal_strategy": "linear", "pct_start": 0.25}),
     ("OneCycleLR", {"max_lr": [1.0, 0.2], "total_steps": STEPS + 1, "three_phase": True, "div_factor": 10.0}),
-]
+    ("ConstantLR", {}),
+    ("ConstantLR", {"factor": 0.1, "total_iters": 12}),
+    ("LinearLR", {}),
+    ("LinearLR", {"start_factor": 0.01, "end_factor": 0.5, "total_iters": 17}),
+    # SequentialLR's schedulers are built on the same optimizer: a function of (optimizer, module) gives its kwargs
+    ("SequentialLR", lambda opt, mod: {
+        "schedulers": [mod.LinearLR(opt, start_factor=0.1, total_iters=5), mod.CosineAnnealingLR(opt, T_max=20)],
+        "milestones": [5],
+    }),
+    ("SequentialLR", lambda opt, mod: {
+        "schedulers": [mod.ConstantLR(opt, factor=0.5, total_iters=3), mod.ExponentialLR(opt, gamma=0.9),
+                       mod.StepLR(opt, step_size=3, gamma=0.5)],
+        "milestones": [4, 15],
+    }),
+]  # fmt: skip
 
 
 def _groups(lib, opt_name):
@@ -37,6 +51,8 @@ def _groups(lib, opt_name):
 
 def _sequence(lib, sched_mod, opt_name, name, kwargs):
     opt = _groups(lib, opt_name)
+    if callable(kwargs):
+        kwargs = kwargs(opt, sched_mod)
     sched = getattr(sched_mod, name)(opt, **kwargs)
     momentum_key = "betas" if opt_name == "Adam" else "momentum"
     lrs = [sched.get_last_lr()]
@@ -166,3 +182,45 @@ def test_one_cycle_errors():
 def test_not_an_optimizer():
     with pytest.raises(TypeError, match="is not an Optimizer"):
         lr_scheduler.StepLR(object(), step_size=1)
+
+
+def test_warm_up_then_decay():
+    opt = ember.optim.SGD([ember.zeros(1)], lr=1.0)
+    warmup = lr_scheduler.LinearLR(opt, start_factor=0.25, total_iters=3)
+    decay = lr_scheduler.StepLR(opt, step_size=2, gamma=0.1)
+    sched = lr_scheduler.SequentialLR(opt, [warmup, decay], milestones=[3])
+    lrs = [sched.get_last_lr()[0]]
+    for _ in range(6):
+        opt.step()
+        sched.step()
+        lrs.append(sched.get_last_lr()[0])
+    assert lrs == pytest.approx([0.25, 0.5, 0.75, 1.0, 1.0, 0.1, 0.1])
+    state = sched.state_dict()
+    assert [s["last_epoch"] for s in state["_schedulers"]] == [2, 3] and "optimizer" not in state
+    again = lr_scheduler.SequentialLR(
+        opt, [lr_scheduler.LinearLR(opt, total_iters=3), lr_scheduler.StepLR(opt, step_size=2)], milestones=[3]
+    )
+    again.load_state_dict(state)
+    assert again.last_epoch == sched.last_epoch and again._schedulers[1].gamma == 0.1
+
+
+def test_warm_up_errors():
+    opt = ember.optim.SGD([ember.zeros(1)], lr=1.0)
+    with pytest.raises(ValueError, match="Starting multiplicative factor"):
+        lr_scheduler.LinearLR(opt, start_factor=0.0)
+    with pytest.raises(ValueError, match="Ending multiplicative factor"):
+        lr_scheduler.LinearLR(opt, end_factor=1.5)
+    with pytest.raises(ValueError, match="Constant multiplicative factor"):
+        lr_scheduler.ConstantLR(opt, factor=2.0)
+    step = lr_scheduler.StepLR(opt, step_size=2)
+    with pytest.raises(ValueError, match="expects at least one scheduler"):
+        lr_scheduler.SequentialLR(opt, [], milestones=[])
+    with pytest.raises(ValueError, match="one more than the number of milestone points"):
+        lr_scheduler.SequentialLR(opt, [step], milestones=[3])
+    other = ember.optim.SGD([ember.zeros(1)], lr=1.0)
+    with pytest.raises(ValueError, match="belong to the same optimizer"):
+        lr_scheduler.SequentialLR(opt, [step, lr_scheduler.StepLR(other, step_size=2)], milestones=[3])
+    with pytest.raises(ValueError, match="does not support `ReduceLROnPlateau`"):
+        lr_scheduler.SequentialLR(opt, [step, lr_scheduler.ReduceLROnPlateau(opt)], milestones=[3])
+    with pytest.raises(TypeError, match="should have `optimizer`"):
+        lr_scheduler.SequentialLR(opt, [step, object()], milestones=[3])

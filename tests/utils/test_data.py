@@ -105,6 +105,31 @@ def test_subset_random_sampler():
     assert sorted(s) == [10, 20, 30] and len(s) == 3
 
 
+def test_weighted_random_sampler():
+    weights = [1.0, 0.0, 3.0]
+    drawn = list(data.WeightedRandomSampler(weights, 400, generator=ember.Generator().manual_seed(0)))
+    assert len(drawn) == 400 and 1 not in drawn
+    assert 0.65 < drawn.count(2) / 400 < 0.85  # 3/4 expected; the bounds are 5 standard deviations
+    again = list(data.WeightedRandomSampler(ember.tensor(weights), 400, generator=ember.Generator().manual_seed(0)))
+    assert again == drawn
+    unique = list(data.WeightedRandomSampler([1.0, 2.0, 3.0, 4.0], 4, replacement=False))
+    assert sorted(unique) == [0, 1, 2, 3] and len(data.WeightedRandomSampler(weights, 7)) == 7
+    ember.manual_seed(5)  # without a generator: the global RNG, as in PyTorch
+    first = list(data.WeightedRandomSampler([1.0, 1.0], 20))
+    ember.manual_seed(5)
+    assert list(data.WeightedRandomSampler([1.0, 1.0], 20)) == first
+    with pytest.raises(ValueError, match="num_samples should be a positive integer"):
+        data.WeightedRandomSampler(weights, 0)
+    with pytest.raises(ValueError, match="num_samples should be a positive integer"):
+        data.WeightedRandomSampler(weights, True)
+    with pytest.raises(ValueError, match="replacement should be a boolean"):
+        data.WeightedRandomSampler(weights, 2, replacement=1)
+    with pytest.raises(ValueError, match=r"weights should be a 1d sequence .* shape \(1, 3\)"):
+        data.WeightedRandomSampler([weights], 2)
+    with pytest.raises(RuntimeError, match="without replacement"):
+        list(data.WeightedRandomSampler(weights, 5, replacement=False))
+
+
 # -- collation ------------------------------------------------------------------------------------
 
 

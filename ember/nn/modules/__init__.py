@@ -13,6 +13,7 @@ from .activation import (
     LogSigmoid,
     LogSoftmax,
     Mish,
+    PReLU,
     ReLU,
     ReLU6,
     Sigmoid,
@@ -28,22 +29,48 @@ from .attention import MultiheadAttention
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
+from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
 from .flatten import Flatten, Unflatten
 from .linear import Bilinear, Identity, Linear, NonDynamicallyQuantizableLinear
 from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
+    CosineEmbeddingLoss,
     CrossEntropyLoss,
+    GaussianNLLLoss,
+    HingeEmbeddingLoss,
     HuberLoss,
     KLDivLoss,
     L1Loss,
+    MarginRankingLoss,
     MSELoss,
+    MultiLabelSoftMarginLoss,
     NLLLoss,
+    PoissonNLLLoss,
     SmoothL1Loss,
+    SoftMarginLoss,
+    TripletMarginLoss,
 )
 from .module import Module
 from .normalization import GroupNorm, LayerNorm, RMSNorm
+from .padding import (
+    CircularPad1d,
+    CircularPad2d,
+    CircularPad3d,
+    ConstantPad1d,
+    ConstantPad2d,
+    ConstantPad3d,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReflectionPad3d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ReplicationPad3d,
+    ZeroPad1d,
+    ZeroPad2d,
+    ZeroPad3d,
+)
 from .pooling import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
@@ -56,8 +83,10 @@ from .pooling import (
     MaxPool3d,
 )
 from .rnn import GRU, LSTM, RNN, RNNBase
+from .rnn_cell import GRUCell, LSTMCell, RNNCell, RNNCellBase
 from .sparse import Embedding
 from .transformer import TransformerEncoder, TransformerEncoderLayer
+from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = [
     "CELU", "ELU", "GELU", "GLU", "GRU", "LSTM", "RNN", "SELU",
@@ -71,4 +100,9 @@ __all__ = [
     "ParameterDict", "ParameterList", "RMSNorm", "RNNBase", "ReLU", "ReLU6", "Sequential", "SiLU", "Sigmoid",
     "SmoothL1Loss", "Softmax", "Softmin", "Softplus", "Softsign", "Tanh", "Tanhshrink",
     "TransformerEncoder", "TransformerEncoderLayer", "Unflatten",
+    "GRUCell", "LSTMCell", "RNNCell", "RNNCellBase", "TripletMarginLoss", "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d",
+    "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d",
+    "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
+    "PReLU", "CosineSimilarity", "PairwiseDistance",
+    "CosineEmbeddingLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "MarginRankingLoss", "MultiLabelSoftMarginLoss", "PoissonNLLLoss", "SoftMarginLoss",
 ]  # fmt: skip

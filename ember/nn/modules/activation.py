@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from ..._core.tensor import Tensor
 from ...ops import functional as F
-from .. import _composite
+from .. import _composite, init
+from ..parameter import Parameter
 from .module import Module
 
 
@@ -206,3 +207,27 @@ class GLU(Module):
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
+
+
+class PReLU(Module):
+    """``max(0, x) + weight * min(0, x)`` with a learned slope, one for all channels or one per channel.
+
+    >>> ember.nn.PReLU(3)
+    PReLU(num_parameters=3)
+    """
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device=None, dtype=None) -> None:
+        self.num_parameters = num_parameters
+        self.init = init
+        super().__init__()
+        self.weight = Parameter(F.empty((num_parameters,), device=device, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.constant_(self.weight, self.init)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return _composite.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"

@@ -11,7 +11,14 @@ from ._worker import get_worker_info
 from .dataloader import DataLoader
 from .dataset import ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
 from .distributed import DistributedSampler
-from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler
+from .sampler import (
+    BatchSampler,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+    SubsetRandomSampler,
+    WeightedRandomSampler,
+)
 
 __all__ = [
     "BatchSampler",
@@ -26,6 +33,7 @@ __all__ = [
     "Subset",
     "SubsetRandomSampler",
     "TensorDataset",
+    "WeightedRandomSampler",
     "default_collate",
     "default_convert",
     "get_worker_info",

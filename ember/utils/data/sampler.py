@@ -11,9 +11,10 @@ from typing import Any
 
 from ..._core import dtype as dtypes
 from ..._core.generator import Generator
+from ..._core.tensor_numpy import as_tensor
 from ...ops import functional as F
 
-__all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler", "SubsetRandomSampler"]
+__all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler", "SubsetRandomSampler", "WeightedRandomSampler"]
 
 
 def _fresh_generator() -> Generator:
@@ -114,6 +115,39 @@ class SubsetRandomSampler(Sampler):
 
     def __len__(self) -> int:
         return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler):
+    """``num_samples`` indices drawn with probabilities proportional to ``weights`` (as ``multinomial``).
+
+    Without a ``generator`` the draws come from the global RNG, as in PyTorch.
+
+    >>> s = ember.utils.data.WeightedRandomSampler([0.0, 1.0, 0.0], num_samples=4)
+    >>> list(s)
+    [1, 1, 1, 1]
+    """
+
+    def __init__(
+        self, weights: Sequence[float], num_samples: int, replacement: bool = True, generator: Generator | None = None
+    ) -> None:
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
+        weights_tensor = as_tensor(weights, dtype=dtypes.float64)
+        if weights_tensor.dim() != 1:
+            raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(weights_tensor.shape)}")
+        self.weights = weights_tensor
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self) -> Iterator[int]:
+        drawn = F.multinomial(self.weights, self.num_samples, self.replacement, generator=self.generator)
+        yield from drawn.tolist()
+
+    def __len__(self) -> int:
+        return self.num_samples
 
 
 class BatchSampler(Sampler):
