@@ -24,7 +24,7 @@ PROGRAMS = {
     "balanced_classifier": [],
     "char_rnn": [],
     "distillation": [],
-    "fourier": [pytest.mark.xfail(strict=False, reason="ember has no torch.fft module yet")],
+    "fourier": [],
     "graph_net": [],
     "metric_learning": [pytest.mark.xfail(strict=False, reason="ember has no torch.cdist yet")],
     "policy_gradient": [pytest.mark.xfail(strict=False, reason="ember has no torch.distributions (Categorical) yet")],
