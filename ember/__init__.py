@@ -10,7 +10,7 @@ write-ups describe: dumb storages, strided views, allocators, zero-copy borders.
 True
 """
 
-from . import array_api, autograd, backends, cuda, distributed, fft, graph, io, linalg, memory, nn, ops, optim, sparse, utils
+from . import array_api, autograd, backends, cuda, distributed, distributions, fft, graph, io, linalg, memory, nn, ops, optim, sparse, utils
 from ._core.allocator import empty_cache, memory_stats, reset_peak_memory_stats
 from ._core.device import Device, device
 from ._core.dtype import (
@@ -228,7 +228,7 @@ __all__ += [
     "are_deterministic_algorithms_enabled", "backends", "cuda", "get_float32_matmul_precision",
     "is_deterministic_algorithms_warn_only_enabled", "set_float32_matmul_precision", "use_deterministic_algorithms",
 ]  # fmt: skip
-__all__ += ["Generator", "array_api", "autograd", "distributed", "enable_grad", "inference_mode", "is_grad_enabled", "nn", "no_grad", "optim", "set_grad_enabled", "utils", "default_generator", "explain", "fft", "initial_seed", "linalg", "manual_seed", "ops", "seed", "trace", "vm"]
+__all__ += ["Generator", "array_api", "autograd", "distributed", "distributions", "enable_grad", "inference_mode", "is_grad_enabled", "nn", "no_grad", "optim", "set_grad_enabled", "utils", "default_generator", "explain", "fft", "initial_seed", "linalg", "manual_seed", "ops", "seed", "trace", "vm"]
 
 # Every public op of the schema: ember.relu, ember.add, ... The schema is the list; the
 # generated functions are bound here by name rather than copied into a hand-kept import.

@@ -42,6 +42,7 @@ FLOORS = {
     "cuda": 7,
     "nn": 8,
     "optim": 8,
+    "distributions": 8,
     "utils": 9,
     "ember": 10,  # the face
 }

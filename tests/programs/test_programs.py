@@ -27,7 +27,7 @@ PROGRAMS = {
     "fourier": [],
     "graph_net": [],
     "metric_learning": [pytest.mark.xfail(strict=False, reason="ember has no torch.cdist yet")],
-    "policy_gradient": [pytest.mark.xfail(strict=False, reason="ember has no torch.distributions (Categorical) yet")],
+    "policy_gradient": [],
     "resnet": [
         pytest.mark.xfail(
             strict=False,
