@@ -34,6 +34,9 @@ from .modules import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
     AdaptiveAvgPool3d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
+    AdaptiveMaxPool3d,
     AvgPool1d,
     AvgPool2d,
     AvgPool3d,
@@ -56,6 +59,7 @@ from .modules import (
     Dropout3d,
     Embedding,
     Flatten,
+    Fold,
     GroupNorm,
     Hardsigmoid,
     Hardswish,
@@ -99,20 +103,22 @@ from .modules import (
     TransformerEncoder,
     TransformerEncoderLayer,
     Unflatten,
+    Unfold,
 )
 from .parameter import Parameter
 
 __all__ = [
     "CELU", "ELU", "GELU", "GLU", "GRU", "LSTM", "RNN", "SELU",
-    "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
+    "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+    "AdaptiveMaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
     "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "Bilinear",
     "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "CrossEntropyLoss",
-    "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "Embedding", "Flatten", "GroupNorm",
+    "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "Embedding", "Flatten", "Fold", "GroupNorm",
     "Hardsigmoid", "Hardswish", "Hardtanh", "HuberLoss", "Identity", "KLDivLoss", "L1Loss", "LayerNorm",
     "LeakyReLU", "Linear", "LogSigmoid", "LogSoftmax", "MSELoss", "MaxPool1d", "MaxPool2d", "MaxPool3d", "Mish",
     "Module", "ModuleDict", "ModuleList", "MultiheadAttention", "NLLLoss", "NonDynamicallyQuantizableLinear",
     "Parameter", "ParameterDict", "ParameterList", "RMSNorm", "RNNBase", "ReLU", "ReLU6", "Sequential", "SiLU", "Sigmoid",
     "SmoothL1Loss", "Softmax", "Softmin", "Softplus", "Softsign", "Tanh", "Tanhshrink",
-    "TransformerEncoder", "TransformerEncoderLayer", "Unflatten",
+    "TransformerEncoder", "TransformerEncoderLayer", "Unflatten", "Unfold",
     "functional", "init", "parallel", "utils",
 ]  # fmt: skip

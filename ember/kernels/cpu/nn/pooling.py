@@ -1,6 +1,6 @@
 """Pooling: max and average pooling loop over the kernel's taps (never over pixels)
 of the padded input; max pooling's backward keeps each window's winning tap; adaptive average
-pooling is one averaging matrix per axis.
+pooling is one averaging matrix per axis; adaptive max pooling gathers all its windows at once.
 """
 
 from __future__ import annotations
@@ -186,3 +186,53 @@ def _adaptive_avg_pool(outs, ins, attrs):
     nd = len(attrs["output_size"])
     mats = [adaptive_matrix(s, o, ct) for s, o in zip(x.shape[-nd:], out.shape[-nd:], strict=True)]
     store(out, _along_axes(x.astype(ct, copy=False), mats))
+
+
+def _adaptive_windows(size: int, out: int) -> np.ndarray:
+    """(out, longest window) input positions of adaptive pooling along one axis: window ``i``
+    spans floor(i * size / out) to ceil((i + 1) * size / out); a shorter window repeats its last
+    position, which changes neither its maximum nor which position holds it."""
+    i = np.arange(out)
+    start = (i * size) // out
+    end = -((-(i + 1) * size) // out)
+    width = int((end - start).max()) if out else 1
+    return np.minimum(start[:, None] + np.arange(width), end[:, None] - 1)
+
+
+@register_kernel("adaptive_max_pool")
+def _adaptive_max_pool(outs, ins, attrs):
+    """Gathers every window (one fancy index per axis), then PyTorch's scan in window order: the
+    first largest value wins, or the last NaN when the window holds one."""
+    out, index = outs
+    x = ins[0]
+    if out.size == 0:
+        return
+    nd = len(attrs["output_size"])
+    spatial, o_size = x.shape[2:], out.shape[2:]
+    wins = [_adaptive_windows(s, o) for s, o in zip(spatial, o_size, strict=True)]
+    grids = np.ix_(*[w.ravel() for w in wins])  # each axis' (out * width) positions, crossed
+    block = x[(slice(None), slice(None), *grids)]  # (N, C, o1 * w1, o2 * w2, ...)
+    shape = [*x.shape[:2]]
+    for o, w in zip(o_size, wins, strict=True):
+        shape += [o, w.shape[1]]
+    block = block.reshape(shape)
+    perm = [0, 1, *range(2, 2 + 2 * nd, 2), *range(3, 3 + 2 * nd, 2)]  # (N, C, o..., w...)
+    block = block.transpose(perm).reshape(*out.shape, -1)
+    nan = np.isnan(block)
+    last_nan = block.shape[-1] - 1 - np.argmax(nan[..., ::-1], axis=-1)
+    tap = np.where(nan.any(-1), last_nan, np.argmax(block, axis=-1))
+    store(out, np.take_along_axis(block, tap[..., None], -1)[..., 0])
+    # the flat input position of each winning tap
+    widths = [w.shape[1] for w in wins]
+    flat = np.zeros(out.shape, np.int64)
+    rest = tap
+    for a in range(nd - 1, -1, -1):
+        t = rest % widths[a]
+        rest = rest // widths[a]
+        shape = [1] * out.ndim
+        shape[2 + a] = o_size[a]
+        row = np.arange(o_size[a]).reshape(shape)
+        coord = wins[a][np.broadcast_to(row, out.shape), t]
+        stride = math.prod(spatial[a + 1 :])
+        flat += coord * stride
+    index[...] = flat
