@@ -21,7 +21,9 @@ from __future__ import annotations
 import math
 
 from ..._core import dtype as _dt
+from ..._core.tensor import Tensor
 from ...dispatch import OpExpr, dispatch
+from ..args import to_int_list
 from ..functor import functor
 from ..reduction import torch_name
 from ..schema import schema_family
@@ -36,6 +38,26 @@ def sliding_blocks(size, kernel, dilation, padding, stride) -> tuple[int, int]:
     return tuple(
         (s + 2 * p - (d * (k - 1) + 1)) // st + 1 for s, k, d, p, st in zip(size, kernel, dilation, padding, stride, strict=True)
     )
+
+
+def _pair(fn: str, value, name: str, position: int) -> tuple[int, int]:
+    """An int for both spatial axes, or exactly two ints (PyTorch's ``_pair``, then its size check)."""
+    values = to_int_list(value, fn, name, position)
+    if not isinstance(value, (list, tuple)) and not (isinstance(value, Tensor) and value.ndim == 1):
+        return values * 2  # one int (or 0-d tensor) for both
+    if len(values) != 2:
+        raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(values)}")
+    return values
+
+
+def _block_args(fn: str, kernel_size, dilation, padding, stride, first: int = 2) -> tuple:
+    """The four block arguments as pairs, checked with PyTorch's messages."""
+    names = ("kernel_size", "dilation", "padding", "stride")
+    pairs = [
+        _pair(fn, v, n, first + i) for i, (v, n) in enumerate(zip((kernel_size, dilation, padding, stride), names, strict=True))
+    ]
+    _check_block_args(*pairs)
+    return tuple(pairs)
 
 
 def _check_block_args(kernel, dilation, padding, stride) -> None:
@@ -67,7 +89,7 @@ def _tuple(values) -> str:
 
 declare(
     "nn.functional.unfold",
-    "Tensor (Tensor input, IntList[2] kernel_size, IntList[2] dilation=1, IntList[2] padding=0, IntList[2] stride=1) => Im2col",
+    "Tensor (Tensor input, Object kernel_size, Object dilation=1, Object padding=0, Object stride=1) => Im2col",
     op="im2col",
     doc="""
     The kernel-sized blocks of a (N, C, H, W) or (C, H, W) input as columns: (N, C * kh * kw, L),
@@ -80,8 +102,8 @@ declare(
 
 
 @functor("Im2col")
-def unfold(input, kernel_size, dilation=(1, 1), padding=(0, 0), stride=(1, 1)):
-    _check_block_args(kernel_size, dilation, padding, stride)
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    kernel_size, dilation, padding, stride = _block_args("unfold", kernel_size, dilation, padding, stride)
     shape = input._shape
     if input.ndim not in (3, 4) or any(s == 0 for s in shape[-3:]):
         raise RuntimeError(
@@ -123,7 +145,7 @@ def _im2col_grad(ctx, g):
 
 declare(
     "nn.functional.fold",
-    "Tensor (Tensor input, IntList[2] output_size, IntList[2] kernel_size, IntList[2] dilation=1, IntList[2] padding=0, IntList[2] stride=1) => Col2im",
+    "Tensor (Tensor input, Object output_size, Object kernel_size, Object dilation=1, Object padding=0, Object stride=1) => Col2im",
     op="col2im",
     doc="""
     Sums (N, C * kh * kw, L) columns of blocks (or unbatched (C * kh * kw, L)) back into a
@@ -138,8 +160,9 @@ declare(
 
 
 @functor("Col2im")
-def fold(input, output_size, kernel_size, dilation=(1, 1), padding=(0, 0), stride=(1, 1)):
-    _check_block_args(kernel_size, dilation, padding, stride)
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    output_size = _pair("fold", output_size, "output_size", 2)
+    kernel_size, dilation, padding, stride = _block_args("fold", kernel_size, dilation, padding, stride, first=3)
     shape = input._shape
     if input.ndim not in (2, 3) or any(s == 0 for s in shape[-2:]):
         raise RuntimeError(

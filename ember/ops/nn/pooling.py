@@ -334,6 +334,13 @@ def _adaptive_avg_pool_functor(nd: int):
     name = f"adaptive_avg_pool{nd}d"
 
     def run(input, output_size):
+        # PyTorch's shortcut: an output of all ones is the mean over the last nd dims, taken before
+        # (and instead of) the pool's own checks, so any input with nd dims passes (the 1-D pool
+        # checks its 2 or 3 dims first); an empty window gives NaN, as mean does
+        if input.ndim >= (2 if nd == 1 else nd) and input.ndim <= (3 if nd == 1 else math.inf):
+            o_size = _adaptive_output_size(name, nd, output_size, input._shape[-nd:])
+            if all(o == 1 for o in o_size):
+                return input.mean(dim=tuple(range(-nd, 0)), keepdim=True)
         if input.ndim not in (nd + 1, nd + 2):
             raise RuntimeError(f"{name}(): Expected {nd + 1}D or {nd + 2}D tensor, but got {list(input._shape)}")
         # PyTorch's 1-D and 2-D pools allow empty batch and channel dimensions, its 3-D pool only an empty first one

@@ -188,3 +188,32 @@ def test_gradient_matches_torch(nd, shape, output_size):
     y.backward(ember.tensor(g))
     want.backward(torch.tensor(g))
     np.testing.assert_allclose(e.grad.numpy(), t.grad.numpy(), rtol=1e-12)
+
+
+def test_adaptive_avg_pool_to_ones_is_the_mean():
+    # PyTorch's shortcut: an all-ones output is the mean over the last dims, whatever leads them
+    x = ember.tensor(RNG.standard_normal((2, 1, 3, 4, 5)))
+    np.testing.assert_allclose(F.adaptive_avg_pool2d(x, 1).numpy(), x.numpy().mean((-2, -1), keepdims=True), rtol=1e-12)
+    assert F.adaptive_avg_pool2d(ember.ones(1, 3), 1).tolist() == [[1.0]]
+    assert F.adaptive_avg_pool3d(ember.ones(1, 3, 4), 1).shape == (1, 1, 1)
+    assert math.isnan(F.adaptive_avg_pool2d(ember.ones(2, 3, 0, 4), (1, 1))[0, 0, 0, 0].item())  # an empty window
+    assert F.adaptive_avg_pool2d(ember.ones(2, 3, 4), (1, None)).shape == (2, 1, 4)  # not all ones: pooled
+    with pytest.raises(RuntimeError, match="Expected 3D or 4D tensor"):
+        F.adaptive_avg_pool2d(ember.ones(3), 1)
+    with pytest.raises(RuntimeError, match="mean"):
+        F.adaptive_avg_pool2d(ember.ones(2, 3, 4, dtype=ember.int64), 1)
+
+
+@needs_torch
+@pytest.mark.parametrize("shape", [(1, 3), (2, 1, 3, 4, 5), (2, 0, 3, 4), (2, 3, 0, 4), (2, 3, 4)])
+@pytest.mark.parametrize("nd", [1, 2, 3])
+def test_adaptive_avg_pool_to_ones_matches_torch(shape, nd):
+    x = RNG.standard_normal(shape)
+    name = f"adaptive_avg_pool{nd}d"
+    try:
+        want = getattr(TF, name)(torch.tensor(x), 1)
+    except (RuntimeError, IndexError):
+        with pytest.raises((RuntimeError, IndexError)):
+            getattr(F, name)(ember.tensor(x), 1)
+        return
+    check_exact(getattr(F, name)(ember.tensor(x), 1), want)

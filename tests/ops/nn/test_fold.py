@@ -188,3 +188,16 @@ def test_half_fold_rounds_as_torch(dtype):
     got = F.fold(ember.tensor(y).to(getattr(ember, dtype)), (5, 6), 2)
     want = TF.fold(torch.tensor(y).to(getattr(torch, dtype)), (5, 6), 2)
     np.testing.assert_array_equal(got.float().numpy(), want.float().numpy())
+
+
+def test_block_arguments_are_an_int_or_a_pair():
+    x = ember.ones(2, 3, 5, 6)
+    assert F.unfold(x, 2).shape == F.unfold(x, (2, 2)).shape == F.unfold(x, ember.tensor([2, 2])).shape == (2, 12, 20)
+    with pytest.raises(RuntimeError, match="It is expected kernel_size equals to 2, but got size 1"):
+        F.unfold(x, [2])  # PyTorch does not repeat a one-element list here
+    with pytest.raises(RuntimeError, match="It is expected output_size equals to 2, but got size 3"):
+        F.fold(ember.ones(2, 12, 20), (5, 6, 1), 2)
+    with pytest.raises(TypeError, match="kernel_size"):
+        F.unfold(x, 2.0)
+    with pytest.raises(TypeError, match="dilation"):
+        F.unfold(x, 2, None)
