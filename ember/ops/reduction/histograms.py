@@ -62,6 +62,8 @@ def bincount(input, weights=None, minlength=0):
         return dispatch(_BINCOUNT, (input,), {"length": minlength, "dtype": _dt.int64, "weighted": False})[0]
     if not _dt.isdtype(input._dtype, "integral"):
         raise _not_implemented("bincount", input._dtype)
+    if input.is_meta:
+        raise NotImplementedError("bincount(): meta tensors are not supported (the result's length depends on data)")
     values = input._host_array()
     if values.min() < 0:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
@@ -126,7 +128,8 @@ def histc(input, bins=100, min=0, max=0, out=None):
         raise _not_implemented("histc", input._dtype)
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
-    values = input._host_array()
+    # the data's range is read on the host (a sync point); a meta tensor has no data, only the shape
+    values = np.zeros(0, np.float32) if input.is_meta else input._host_array()
     if input._dtype in (_dt.float16, _dt.bfloat16):
         values = values.astype(np.float32)
     lo, hi = histc_range(values, float(min), float(max))

@@ -201,3 +201,22 @@ def test_block_arguments_are_an_int_or_a_pair():
         F.unfold(x, 2.0)
     with pytest.raises(TypeError, match="dilation"):
         F.unfold(x, 2, None)
+
+
+def test_graph_mode_matches_eager():
+    x = RNG.standard_normal((2, 3, 5, 6)).astype(np.float32)
+    with ember.Graph().as_default():
+        p = ember.placeholder(ember.float32, (2, 3, 5, 6))
+        cols = F.unfold(p, 2, stride=(1, 2))
+        back = F.fold(cols, (5, 6), 2, stride=(1, 2))
+        pooled = F.adaptive_max_pool2d(p, (2, None))
+        with ember.Session() as sess:
+            got = sess.run([cols, back, pooled], {p: x})
+    e = ember.tensor(x)
+    want = [
+        F.unfold(e, 2, stride=(1, 2)),
+        F.fold(F.unfold(e, 2, stride=(1, 2)), (5, 6), 2, stride=(1, 2)),
+        F.adaptive_max_pool2d(e, (2, None)),
+    ]
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w.numpy())

@@ -137,3 +137,17 @@ def test_histc_matches_torch(dtype, kwargs):
     # bfloat16 is left out: PyTorch counts in bfloat16, which stops at 256 per bin; ember counts exactly
     x = RNG.standard_normal(3000).astype(dtype)
     check(lambda a: ember.histc(a, **kwargs), lambda a: torch.histc(a, **kwargs), x)
+
+
+def test_meta_tensors():
+    # histc's length is its bin count; bincount's depends on data, which a meta tensor lacks
+    assert ember.histc(ember.empty(5, device="meta"), bins=7).shape == (7,)
+    with pytest.raises(NotImplementedError, match="meta"):
+        ember.bincount(ember.empty(5, dtype=ember.int64, device="meta"))
+
+
+def test_graph_mode_refuses_clearly():
+    with ember.Graph().as_default():
+        x = ember.placeholder(ember.int64, (5,))
+        with pytest.raises(RuntimeError, match="graph tensor"):
+            ember.bincount(x)
