@@ -201,38 +201,34 @@ def _adaptive_windows(size: int, out: int) -> np.ndarray:
 
 @register_kernel("adaptive_max_pool")
 def _adaptive_max_pool(outs, ins, attrs):
-    """Gathers every window (one fancy index per axis), then PyTorch's scan in window order: the
-    first largest value wins, or the last NaN when the window holds one."""
+    """Separable: the windows are products of per-axis windows, so the maximum is taken one axis
+    at a time (last axis first), each by a loop over its window's taps. PyTorch scans a window in
+    row-major order, replacing the maximum when a value is strictly greater or NaN: the first
+    largest value wins, or the last NaN, and per axis the same rule picks the same position."""
     out, index = outs
     x = ins[0]
     if out.size == 0:
         return
-    nd = len(attrs["output_size"])
-    spatial, o_size = x.shape[2:], out.shape[2:]
-    wins = [_adaptive_windows(s, o) for s, o in zip(spatial, o_size, strict=True)]
-    grids = np.ix_(*[w.ravel() for w in wins])  # each axis' (out * width) positions, crossed
-    block = x[(slice(None), slice(None), *grids)]  # (N, C, o1 * w1, o2 * w2, ...)
-    shape = [*x.shape[:2]]
-    for o, w in zip(o_size, wins, strict=True):
-        shape += [o, w.shape[1]]
-    block = block.reshape(shape)
-    perm = [0, 1, *range(2, 2 + 2 * nd, 2), *range(3, 3 + 2 * nd, 2)]  # (N, C, o..., w...)
-    block = block.transpose(perm).reshape(*out.shape, -1)
-    nan = np.isnan(block)
-    last_nan = block.shape[-1] - 1 - np.argmax(nan[..., ::-1], axis=-1)
-    tap = np.where(nan.any(-1), last_nan, np.argmax(block, axis=-1))
-    store(out, np.take_along_axis(block, tap[..., None], -1)[..., 0])
-    # the flat input position of each winning tap
-    widths = [w.shape[1] for w in wins]
-    flat = np.zeros(out.shape, np.int64)
-    rest = tap
-    for a in range(nd - 1, -1, -1):
-        t = rest % widths[a]
-        rest = rest // widths[a]
-        shape = [1] * out.ndim
-        shape[2 + a] = o_size[a]
-        row = np.arange(o_size[a]).reshape(shape)
-        coord = wins[a][np.broadcast_to(row, out.shape), t]
-        stride = math.prod(spatial[a + 1 :])
-        flat += coord * stride
+    spatial = x.shape[2:]
+    cur = x.astype(compute_dtype(out.dtype), copy=False)
+    flat = None  # the flat position along the axes already reduced
+    for a in range(len(spatial) - 1, -1, -1):
+        axis, o = 2 + a, out.shape[2 + a]
+        wins = _adaptive_windows(spatial[a], o)
+        best = cur.take(wins[:, 0], axis=axis)
+        tap = np.zeros(best.shape, np.int8 if wins.shape[1] < 127 else np.int32)
+        for k in range(1, wins.shape[1]):
+            v = cur.take(wins[:, k], axis=axis)
+            better = np.greater(v, best)
+            better |= np.isnan(v)
+            np.maximum(best, v, out=best)  # NaN sticks, as the scan's
+            tap ^= (tap ^ tap.dtype.type(k)) & -better.astype(tap.dtype)  # tap = k where better, branch-free
+        shape = [1] * x.ndim
+        shape[axis] = o
+        rows = np.arange(o).reshape(shape)
+        pos = wins[rows, tap]  # the input coordinate along this axis of each window's winner
+        step = math.prod(spatial[a + 1 :])
+        flat = pos * step if flat is None else np.take_along_axis(flat, pos, axis=axis) + pos * step
+        cur = best
+    store(out, cur)
     index[...] = flat
