@@ -217,3 +217,32 @@ def test_adaptive_avg_pool_to_ones_matches_torch(shape, nd):
             getattr(F, name)(ember.tensor(x), 1)
         return
     check_exact(getattr(F, name)(ember.tensor(x), 1), want)
+
+
+def test_adaptive_avg_pool_keeps_inf_inside_its_windows():
+    # an inf reaches only the windows that hold it (an averaging matrix spread NaN along the axis)
+    x = ember.tensor([[[1.0, 2.0, math.inf, 4.0, 5.0, 6.0]]])
+    assert F.adaptive_avg_pool1d(x, 3).tolist() == [[[1.5, math.inf, 5.5]]]
+    y = F.adaptive_avg_pool2d(ember.tensor([[[-math.inf, 1.0], [2.0, 3.0], [4.0, 5.0]]]), (3, 1))
+    assert y.tolist() == [[[-math.inf], [2.5], [4.5]]]
+
+
+@needs_torch
+@pytest.mark.parametrize(
+    ("nd", "shape", "output_size"),
+    [
+        (1, (2, 3, 7), 3),
+        (2, (2, 3, 7, 5), (3, None)),
+        (2, (3, 7, 5), 10),
+        (3, (2, 2, 3, 3), 2),
+        (3, (2, 3, 4, 7, 5), (2, None, 3)),
+    ],
+)
+def test_adaptive_avg_pool_with_non_finite_values_matches_torch(nd, shape, output_size):
+    x = RNG.standard_normal(shape)
+    x.flat[::9] = math.inf
+    x.flat[4::13] = -math.inf
+    x.flat[5::17] = math.nan
+    name = f"adaptive_avg_pool{nd}d"
+    e, t = make(x, noncontig=True)
+    check_exact(getattr(F, name)(e, output_size), getattr(TF, name)(t, output_size))

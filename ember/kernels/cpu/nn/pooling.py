@@ -1,6 +1,6 @@
 """Pooling: max and average pooling loop over the kernel's taps (never over pixels)
 of the padded input; max pooling's backward keeps each window's winning tap; adaptive average
-pooling is one averaging matrix per axis; adaptive max pooling gathers all its windows at once.
+pooling sums its windows' taps one axis at a time; adaptive max pooling is separable too.
 """
 
 from __future__ import annotations
@@ -10,9 +10,8 @@ import math
 import numpy as np
 
 from ....dispatch.opexpr import register_kernel
-from ....ops.nn.pooling import adaptive_matrix
 from ..common import compute_dtype, store
-from ._common import _along_axes, _padded, _tap_slices, _work
+from ._common import _padded, _tap_slices, _work
 
 
 def _pool_pads(spatial, kernel, stride, padding, dilation, o_size):
@@ -178,14 +177,30 @@ def _avg_pool(outs, ins, attrs):
 
 @register_kernel("adaptive_avg_pool")
 def _adaptive_avg_pool(outs, ins, attrs):
+    """One axis at a time: each window's sum over its taps, then its mean. Taps past a shorter
+    window are left out, not weighted by 0 (an averaging matrix would make inf * 0 = NaN of an
+    inf anywhere on the axis; PyTorch's windows never see it)."""
     out = outs[0]
     x = ins[0]
     if out.size == 0:
         return
-    ct = compute_dtype(out.dtype)
+    cur = x.astype(compute_dtype(out.dtype), copy=False)
     nd = len(attrs["output_size"])
-    mats = [adaptive_matrix(s, o, ct) for s, o in zip(x.shape[-nd:], out.shape[-nd:], strict=True)]
-    store(out, _along_axes(x.astype(ct, copy=False), mats))
+    for axis in range(x.ndim - nd, x.ndim):
+        size, o = cur.shape[axis], out.shape[axis]
+        i = np.arange(o)
+        start = (i * size) // o
+        end = -((-(i + 1) * size) // o)
+        count = end - start
+        shape = [1] * cur.ndim
+        shape[axis] = o
+        total = cur.take(start, axis=axis)
+        for k in range(1, int(count.max())):
+            v = cur.take(np.minimum(start + k, end - 1), axis=axis)
+            inside = k < count
+            total += v if inside.all() else np.where(inside.reshape(shape), v, 0)
+        cur = total / count.reshape(shape).astype(cur.dtype)
+    store(out, cur)
 
 
 def _adaptive_windows(size: int, out: int) -> np.ndarray:
