@@ -1,7 +1,8 @@
 """``ember.nn.functional``: PyTorch's ``torch.nn.functional`` names over ember's op library.
 
 The ops are not reimplemented here: every schema entry of family ``nn`` (and the activations, ``pad``)
-is re-exported from ``ember.ops.functional.FUNCTIONS``; a few composites PyTorch also has live in
+is re-exported from ``ember.ops.functional.FUNCTIONS``, and the entries named ``nn.functional.*``
+(``unfold``, ``fold``: PyTorch has them here only) from ``NAMESPACES["nn.functional"]``; a few composites PyTorch also has live in
 ``_composite``.
 
 >>> import ember.nn.functional as F
@@ -13,7 +14,7 @@ True
 
 from __future__ import annotations
 
-from ..ops.functional import FUNCTIONS, export_to
+from ..ops.functional import FUNCTIONS, NAMESPACES, export_to
 from ..ops.schema import load_schema
 from ._composite import (
     celu,
@@ -58,6 +59,7 @@ def _schema_names() -> list[str]:
 
 
 _REEXPORTED = export_to(globals(), {name: FUNCTIONS[name] for name in _schema_names()})
+_REEXPORTED += export_to(globals(), NAMESPACES.get("nn.functional", {}))
 
 __all__ = [
     *_REEXPORTED,

@@ -8,7 +8,7 @@ import pytest
 import ember
 import ember.nn as nn
 import ember.nn.functional as F
-from ember.ops.functional import FUNCTIONS
+from ember.ops.functional import FUNCTIONS, NAMESPACES
 from ember.ops.schema import load_schema
 from tests._oracle import require_torch
 
@@ -57,8 +57,14 @@ def test_vector_round_trip():
 
 
 def test_functional_reexports_the_schema():
-    nn_names = [e.name for e in load_schema() if e.family == "nn"]
+    nn_entries = [e for e in load_schema() if e.family == "nn"]
+    nn_names = [e.name for e in nn_entries if not e.namespace]
     assert nn_names and all(getattr(F, name) is FUNCTIONS[name] for name in nn_names)
+    # the entries named nn.functional.* (unfold, fold) are shown there only, as in PyTorch
+    only_here = [e.short_name for e in nn_entries if e.namespace == "nn.functional"]
+    assert {"unfold", "fold"} <= set(only_here)
+    assert all(getattr(F, name) is NAMESPACES["nn.functional"][name] for name in only_here)
+    assert F.unfold is not ember.unfold  # ember.unfold is the Tensor view x.unfold(dim, size, step)
     for name in ("relu", "gelu", "silu", "sigmoid", "tanh", "elu", "leaky_relu", "softplus", "pad", "one_hot",
                  "interpolate", "scaled_dot_product_attention", "cross_entropy", "relu_"):  # fmt: skip
         assert getattr(F, name) is FUNCTIONS[name], name

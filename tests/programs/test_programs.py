@@ -26,7 +26,7 @@ PROGRAMS = {
     "distillation": [],
     "fourier": [],
     "graph_net": [],
-    "metric_learning": [pytest.mark.xfail(strict=False, reason="ember has no torch.cdist yet")],
+    "metric_learning": [],
     "policy_gradient": [],
     "resnet": [
         pytest.mark.xfail(

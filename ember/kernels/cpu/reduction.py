@@ -232,3 +232,40 @@ def count_nonzero(outs, ins, attrs):
     if x.dtype == _BF16:
         x = x.astype(F32)
     store(outs[0], np.count_nonzero(x, axis=attrs["dims"]))
+
+
+# --- histograms: bincount, histc ------------------------------------------------------------
+
+
+@register_kernel("bincount")
+def _bincount(outs, ins, attrs):
+    out = outs[0]
+    if ins[0].size == 0:
+        out[...] = 0
+        return
+    weights = None
+    if attrs["weighted"]:
+        weights = ins[1].real if np.iscomplexobj(ins[1]) else ins[1]
+        weights = weights.astype(np.float64)
+    store(out, np.bincount(ins[0].astype(np.int64), weights, minlength=attrs["length"]))
+
+
+@register_kernel("histc")
+def _histc(outs, ins, attrs):
+    """PyTorch's histc: the outer edges in the input's dtype; a value's bin is
+    ``int((x - lo) * bins / (hi - lo))``, each step rounded to that dtype (half types too, as
+    c10's Half arithmetic does), and the last bin includes its right edge."""
+    out = outs[0]
+    dt = out.dtype
+    ct = np.dtype(np.float64) if dt == np.float64 else F32  # holds every half value exactly
+
+    def rounded(a):
+        return a.astype(dt).astype(ct)
+
+    bins = attrs["bins"]
+    lo, hi = rounded(np.array(attrs["min"])), rounded(np.array(attrs["max"]))
+    values = ins[0].ravel().astype(ct)
+    values = values[(values >= lo) & (values <= hi)]  # NaN fails both
+    pos = rounded(rounded(rounded(values - lo) * ct.type(bins)) / rounded(hi - lo))
+    pos = np.clip(pos.astype(np.int64), 0, bins - 1)  # the last bin is closed
+    store(out, np.bincount(pos, minlength=bins))

@@ -131,3 +131,38 @@ class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
 
 class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
     _fn = staticmethod(lambda *a: F.adaptive_avg_pool3d(*a))
+
+
+class _AdaptiveMaxPoolNd(Module):
+    _fn = None
+
+    def __init__(self, output_size, return_indices: bool = False) -> None:
+        super().__init__()
+        self.output_size = output_size
+        self.return_indices = return_indices
+
+    def forward(self, input: Tensor):
+        return type(self)._fn(input, self.output_size, self.return_indices)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
+    _fn = staticmethod(lambda *a: F.adaptive_max_pool1d(*a))
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
+    """Takes the maximum into a fixed ``output_size`` (None keeps that input size); with
+    ``return_indices`` also where each maximum was, for ``MaxUnpool``-style uses.
+
+    >>> import ember.nn as nn
+    >>> nn.AdaptiveMaxPool2d((None, 2))(ember.ones(2, 3, 7, 5)).shape
+    ember.Size([2, 3, 7, 2])
+    """
+
+    _fn = staticmethod(lambda *a: F.adaptive_max_pool2d(*a))
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    _fn = staticmethod(lambda *a: F.adaptive_max_pool3d(*a))

@@ -3,7 +3,7 @@
 One module per idea: ``products`` (matmul, mm, bmm, mv, dot, vdot, outer, vecdot, cross),
 ``einsum`` (einsum, tensordot), ``inverses`` (inv, det, slogdet, solve, matrix_power),
 ``decompositions`` (cholesky, qr, svd, svdvals, eigh, eigvalsh, pinv, matrix_rank), ``norms``
-(vector, matrix and torch.norm; diagonal and trace); ``_common`` holds the argument checks and
+(vector, matrix and torch.norm; diagonal and trace), ``distances`` (cdist); ``_common`` holds the argument checks and
 derivative helpers they share. Each op's schema entry, functor, inference rule and derivative
 sit together; its kernel is in the module of the same name under ``ember/kernels/cpu/linalg/``.
 
@@ -14,12 +14,12 @@ sit together; its kernel is in the module of the same name under ``ember/kernels
 """
 
 from ..._core.errors import LinAlgError
-from . import decompositions, einsum, inverses, norms, products
+from . import decompositions, distances, einsum, inverses, norms, products
 from ._common import check_float, check_matrix, check_square
 from .norms import matrix_norm_impl, vector_norm_impl
 from .products import matmul_shape
 
 __all__ = [
-    "LinAlgError", "check_float", "check_matrix", "check_square", "decompositions", "einsum", "inverses",
+    "LinAlgError", "check_float", "check_matrix", "check_square", "decompositions", "distances", "einsum", "inverses",
     "matmul_shape", "matrix_norm_impl", "norms", "products", "vector_norm_impl",
 ]  # fmt: skip

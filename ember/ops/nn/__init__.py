@@ -7,12 +7,13 @@
   probabilities and on logits), kl_div
 - ``linear``: linear, bilinear
 - ``conv``: conv1d/2d/3d, conv_transpose1d/2d/3d
-- ``pooling``: max, average and adaptive average pooling
+- ``pooling``: max, average, adaptive average and adaptive max pooling
 - ``norm``: batch_norm, layer_norm, rms_norm, group_norm
 - ``dropout``: dropout, dropout1d/2d/3d
 - ``embedding``: embedding, one_hot
 - ``resample``: interpolate
 - ``attention``: scaled_dot_product_attention
+- ``fold``: nn.functional.unfold (im2col) and nn.functional.fold (col2im)
 
 In each, an op reads top to bottom: its schema entry, its functor, its primitive with the
 inference rule, its derivative. The heavy ones are primitives with fused NumPy kernels in the
@@ -27,6 +28,6 @@ with ``has_*`` attributes saying which are present.
 """
 
 # in the order their entries were declared in, which the generated functional API keeps
-from . import softmax, cross_entropy, losses, linear, conv, pooling, norm, dropout, embedding, resample, attention  # isort: skip
+from . import softmax, cross_entropy, losses, linear, conv, pooling, norm, dropout, embedding, resample, attention, fold  # isort: skip
 
-__all__ = ["attention", "conv", "cross_entropy", "dropout", "embedding", "linear", "losses", "norm", "pooling", "resample", "softmax"]
+__all__ = ["attention", "conv", "cross_entropy", "dropout", "embedding", "fold", "linear", "losses", "norm", "pooling", "resample", "softmax"]

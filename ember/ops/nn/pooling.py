@@ -1,10 +1,12 @@
 """Pooling over (N, C, *spatial) or unbatched (C, *spatial) input: max_pool1d/2d/3d (with
-indices on request), avg_pool1d/2d/3d and adaptive_avg_pool1d/2d/3d.
+indices on request), avg_pool1d/2d/3d, adaptive_avg_pool1d/2d/3d and adaptive_max_pool1d/2d/3d
+(with indices on request).
 
 Max pooling's input gradient is a primitive of its own (``max_pool_backward``: every window's
 winning tap, found again in one pass); average pooling's is a transposed convolution by a
 kernel of ones; adaptive pooling's applies the transposes of the per-axis averaging matrices
-(``adaptive_matrix``) that its CPU kernel applies forward. Kernels:
+(``adaptive_matrix``) that its CPU kernel applies forward; adaptive max pooling always finds its
+indices and routes the gradient through them, as PyTorch's does. Kernels:
 ``ember/kernels/cpu/nn/pooling.py``.
 
 >>> adaptive_matrix(4, 2, np.dtype(np.float64)).tolist()
@@ -106,7 +108,7 @@ def _max_pool_functor(nd: int):
         x, batched, attrs = _pool_setup(name, nd, input, kernel_size, stride, padding, dilation, ceil_mode)
         if input._dtype.is_complex or input._dtype is _dt.string:
             raise _not_implemented(name, input._dtype)
-        if not return_indices:
+        if not return_indices:  # PyTorch's Python wrapper tests its truth, any object
             y = dispatch(_MAX_POOL, (x,), attrs)[0]
             return y if batched else y.squeeze(0)
         y, idx = dispatch(_MAX_POOL_INDICES, (x,), attrs)
@@ -117,7 +119,7 @@ def _max_pool_functor(nd: int):
 
 declare(
     "max_pool1d",
-    "Tensor (Tensor input, IntList kernel_size, IntList? stride=None, IntList padding=0, IntList dilation=1, Bool ceil_mode=False, Bool return_indices=False) => MaxPool1d",
+    "Tensor (Tensor input, IntList kernel_size, IntList? stride=None, IntList padding=0, IntList dilation=1, Bool ceil_mode=False, Object return_indices=False) => MaxPool1d",
     op=("max_pool", "max_pool_with_indices"),
     doc="""
     1-D max pooling; with ``return_indices`` returns (values, indices into the flattened input length).
@@ -127,7 +129,7 @@ functor("MaxPool1d")(_max_pool_functor(1))
 
 declare(
     "max_pool2d",
-    "Tensor (Tensor input, IntList kernel_size, IntList? stride=None, IntList padding=0, IntList dilation=1, Bool ceil_mode=False, Bool return_indices=False) => MaxPool2d",
+    "Tensor (Tensor input, IntList kernel_size, IntList? stride=None, IntList padding=0, IntList dilation=1, Bool ceil_mode=False, Object return_indices=False) => MaxPool2d",
     op=("max_pool", "max_pool_with_indices"),
     doc="""
     2-D max pooling (stride defaults to kernel_size; padding counts as -inf); with ``return_indices``
@@ -141,7 +143,7 @@ functor("MaxPool2d")(_max_pool_functor(2))
 
 declare(
     "max_pool3d",
-    "Tensor (Tensor input, IntList kernel_size, IntList? stride=None, IntList padding=0, IntList dilation=1, Bool ceil_mode=False, Bool return_indices=False) => MaxPool3d",
+    "Tensor (Tensor input, IntList kernel_size, IntList? stride=None, IntList padding=0, IntList dilation=1, Bool ceil_mode=False, Object return_indices=False) => MaxPool3d",
     op=("max_pool", "max_pool_with_indices"),
     doc="3-D max pooling.",
 )
@@ -180,7 +182,8 @@ def _scatter_windows(x_shape, idx, g):
     F = _F()
     n, c = x_shape[:2]
     flat = F.zeros((n, c, math.prod(x_shape[2:])), dtype=g._dtype)
-    return flat.scatter_add(2, idx.reshape(n, c, -1), g.reshape(n, c, -1)).reshape(x_shape)
+    m = math.prod(idx._shape[2:])  # not -1: an empty batch leaves it ambiguous
+    return flat.scatter_add(2, idx.reshape(n, c, m), g.reshape(n, c, m)).reshape(x_shape)
 
 
 # max pooling's input gradient, recomputing the winning tap of every window in one pass
@@ -294,23 +297,32 @@ def _avg_pool_grad(ctx, g):
 # adaptive average pooling
 
 
+def _size_count_error(name: str, nd: int, count: int) -> RuntimeError:
+    """PyTorch's words for an output_size of the wrong length (each pool has its own)."""
+    if nd == 1:
+        return RuntimeError(f"{name}() argument 'output_size' should contain one int (got {count})")
+    if name.startswith("adaptive_max"):
+        return RuntimeError(f"{name}(): internal error: output_size.size() must be {nd}")
+    return RuntimeError(f"{name}: output_size must be {nd}")
+
+
 def _adaptive_output_size(name: str, nd: int, output_size, spatial) -> tuple:
+    """``output_size`` as ``nd`` ints: one int stands for all; for 2-D and 3-D a None entry keeps
+    the input's size (PyTorch's 1-D pools take ints only)."""
     if isinstance(output_size, int) and not isinstance(output_size, bool):
         output_size = (output_size,) * nd
     try:
         sizes = tuple(output_size)
     except TypeError:
         raise TypeError(f"{name}(): argument 'output_size' must be an int or a tuple of {nd} ints, not {type(output_size).__name__}") from None
-    if len(sizes) == 1:
-        sizes = sizes * nd
     if len(sizes) != nd:
-        raise ValueError(f"{name}(): output_size must be an int or a tuple of {nd} ints, but got {output_size!r}")
+        raise _size_count_error(name, nd, len(sizes))
     out = []
     for s, o in zip(spatial, sizes, strict=True):
-        if o is None:
+        if o is None and nd > 1:
             out.append(s)
         elif isinstance(o, bool) or not hasattr(o, "__index__"):
-            raise TypeError(f"{name}(): output_size must contain ints or None, but got {output_size!r}")
+            raise TypeError(f"{name}(): argument 'output_size' must be a tuple of ints{'' if nd == 1 else ' or None'}, but got {output_size!r}")
         elif int(o) < 0:
             raise RuntimeError(f"{name}(): elements of output_size must be greater than or equal to 0 but received {list(sizes)}")
         else:
@@ -322,6 +334,13 @@ def _adaptive_avg_pool_functor(nd: int):
     name = f"adaptive_avg_pool{nd}d"
 
     def run(input, output_size):
+        # PyTorch's shortcut: an output of all ones is the mean over the last nd dims, taken before
+        # (and instead of) the pool's own checks, so any input with nd dims passes (the 1-D pool
+        # checks its 2 or 3 dims first); an empty window gives NaN, as mean does
+        if input.ndim >= (2 if nd == 1 else nd) and input.ndim <= (3 if nd == 1 else math.inf):
+            o_size = _adaptive_output_size(name, nd, output_size, input._shape[-nd:])
+            if all(o == 1 for o in o_size):
+                return input.mean(dim=tuple(range(-nd, 0)), keepdim=True)
         if input.ndim not in (nd + 1, nd + 2):
             raise RuntimeError(f"{name}(): Expected {nd + 1}D or {nd + 2}D tensor, but got {list(input._shape)}")
         # PyTorch's 1-D and 2-D pools allow empty batch and channel dimensions, its 3-D pool only an empty first one
@@ -394,3 +413,87 @@ def adaptive_matrix(size: int, out: int, ct: np.dtype) -> np.ndarray:
     j = np.arange(size)
     inside = (j >= start[:, None]) & (j < end[:, None])
     return inside.astype(ct) / (end - start).astype(ct)[:, None]
+
+
+# ---------------------------------------------------------------------------------------
+# adaptive max pooling
+
+
+def _adaptive_max_pool_functor(nd: int):
+    name = f"adaptive_max_pool{nd}d"
+
+    def run(input, output_size, return_indices=False):
+        if input.ndim not in (nd + 1, nd + 2):
+            if nd == 1:
+                raise RuntimeError(
+                    f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument #1 'self' "
+                    f"(while checking arguments for {name})"
+                )
+            raise RuntimeError(f"{name}(): Expected {nd + 1}D or {nd + 2}D tensor, but got: {list(input._shape)}")
+        for i in range(1, input.ndim):  # PyTorch: every dimension but the first may not be empty
+            if input._shape[i] == 0:
+                raise RuntimeError(
+                    f"{name}(): Expected input to have non-zero size for non-batch dimensions, but input has sizes "
+                    f"{list(input._shape)} with dimension {i} being empty"
+                )
+        o_size = _adaptive_output_size(name, nd, output_size, input._shape[-nd:])
+        return_indices = bool(return_indices)  # PyTorch's Python wrapper tests its truth, any object
+        if not input._dtype.is_floating_point:  # 1-D pools through PyTorch's 2-D kernel, and say so
+            raise _not_implemented(f"adaptive_max_pool{max(nd, 2)}d" + ("_cpu" if nd == 3 else ""), input._dtype)
+        batched = input.ndim == nd + 2
+        x = input if batched else input.unsqueeze(0)
+        y, idx = dispatch(_ADAPTIVE_MAX_POOL, (x,), {"output_size": o_size})
+        if not batched:
+            y, idx = y.squeeze(0), idx.squeeze(0)
+        return (y, idx) if return_indices else y
+
+    return run
+
+
+declare(
+    "adaptive_max_pool1d",
+    "Tensor (Tensor input, IntList output_size, Object return_indices=False) => AdaptiveMaxPool1d",
+    op="adaptive_max_pool",
+    doc="""
+    Max pooling to a fixed output length: window ``i`` of ``L`` inputs spans floor(i * L / out)
+    to ceil((i + 1) * L / out); with ``return_indices`` also the position of each maximum.
+
+    >>> y, i = ember.nn.functional.adaptive_max_pool1d(ember.tensor([[[1.0, 5.0, 2.0, 4.0]]]), 2, True)
+    >>> y.tolist(), i.tolist()
+    ([[[5.0, 4.0]]], [[[1, 3]]])
+    """,
+)
+functor("AdaptiveMaxPool1d")(_adaptive_max_pool_functor(1))
+
+declare(
+    "adaptive_max_pool2d",
+    "Tensor (Tensor input, Object output_size, Object return_indices=False) => AdaptiveMaxPool2d",
+    op="adaptive_max_pool",
+    doc="""
+    Max pooling to a fixed output size (an int, or a pair whose None entries keep the input
+    size); with ``return_indices`` also each maximum's index into the flattened H * W plane.
+
+    >>> ember.nn.functional.adaptive_max_pool2d(ember.arange(16.0).reshape(1, 4, 4), (2, None)).shape
+    ember.Size([1, 2, 4])
+    """,
+)
+functor("AdaptiveMaxPool2d")(_adaptive_max_pool_functor(2))
+
+declare(
+    "adaptive_max_pool3d",
+    "Tensor (Tensor input, Object output_size, Object return_indices=False) => AdaptiveMaxPool3d",
+    op="adaptive_max_pool",
+    doc="3-D max pooling to a fixed output size (None entries keep the input size).",
+)
+functor("AdaptiveMaxPool3d")(_adaptive_max_pool_functor(3))
+
+
+_ADAPTIVE_MAX_POOL = OpExpr("adaptive_max_pool", ("input",), ("out", "indices"))
+_ADAPTIVE_MAX_POOL.shape_rule(_max_pool_indices_infer)
+
+
+@_ADAPTIVE_MAX_POOL.grad_rule(saves="outputs")
+def _adaptive_max_pool_grad(ctx, g, _g_idx=None):
+    """PyTorch's adaptive_max_pool backward: each output's gradient added at its maximum's index."""
+    _, idx = ctx.outputs
+    return (_scatter_windows(ctx.input_meta[0][0], idx, g),)

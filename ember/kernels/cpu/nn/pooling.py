@@ -1,6 +1,6 @@
 """Pooling: max and average pooling loop over the kernel's taps (never over pixels)
 of the padded input; max pooling's backward keeps each window's winning tap; adaptive average
-pooling is one averaging matrix per axis.
+pooling sums its windows' taps one axis at a time; adaptive max pooling is separable too.
 """
 
 from __future__ import annotations
@@ -10,9 +10,8 @@ import math
 import numpy as np
 
 from ....dispatch.opexpr import register_kernel
-from ....ops.nn.pooling import adaptive_matrix
 from ..common import compute_dtype, store
-from ._common import _along_axes, _padded, _tap_slices, _work
+from ._common import _padded, _tap_slices, _work
 
 
 def _pool_pads(spatial, kernel, stride, padding, dilation, o_size):
@@ -178,11 +177,73 @@ def _avg_pool(outs, ins, attrs):
 
 @register_kernel("adaptive_avg_pool")
 def _adaptive_avg_pool(outs, ins, attrs):
+    """One axis at a time: each window's sum over its taps, then its mean. Taps past a shorter
+    window are left out, not weighted by 0 (an averaging matrix would make inf * 0 = NaN of an
+    inf anywhere on the axis; PyTorch's windows never see it)."""
     out = outs[0]
     x = ins[0]
     if out.size == 0:
         return
-    ct = compute_dtype(out.dtype)
+    cur = x.astype(compute_dtype(out.dtype), copy=False)
     nd = len(attrs["output_size"])
-    mats = [adaptive_matrix(s, o, ct) for s, o in zip(x.shape[-nd:], out.shape[-nd:], strict=True)]
-    store(out, _along_axes(x.astype(ct, copy=False), mats))
+    for axis in range(x.ndim - nd, x.ndim):
+        size, o = cur.shape[axis], out.shape[axis]
+        i = np.arange(o)
+        start = (i * size) // o
+        end = -((-(i + 1) * size) // o)
+        count = end - start
+        shape = [1] * cur.ndim
+        shape[axis] = o
+        total = cur.take(start, axis=axis)
+        for k in range(1, int(count.max())):
+            v = cur.take(np.minimum(start + k, end - 1), axis=axis)
+            inside = k < count
+            total += v if inside.all() else np.where(inside.reshape(shape), v, 0)
+        cur = total / count.reshape(shape).astype(cur.dtype)
+    store(out, cur)
+
+
+def _adaptive_windows(size: int, out: int) -> np.ndarray:
+    """(out, longest window) input positions of adaptive pooling along one axis: window ``i``
+    spans floor(i * size / out) to ceil((i + 1) * size / out); a shorter window repeats its last
+    position, which changes neither its maximum nor which position holds it."""
+    i = np.arange(out)
+    start = (i * size) // out
+    end = -((-(i + 1) * size) // out)
+    width = int((end - start).max()) if out else 1
+    return np.minimum(start[:, None] + np.arange(width), end[:, None] - 1)
+
+
+@register_kernel("adaptive_max_pool")
+def _adaptive_max_pool(outs, ins, attrs):
+    """Separable: the windows are products of per-axis windows, so the maximum is taken one axis
+    at a time (last axis first), each by a loop over its window's taps. PyTorch scans a window in
+    row-major order, replacing the maximum when a value is strictly greater or NaN: the first
+    largest value wins, or the last NaN, and per axis the same rule picks the same position."""
+    out, index = outs
+    x = ins[0]
+    if out.size == 0:
+        return
+    spatial = x.shape[2:]
+    cur = x.astype(compute_dtype(out.dtype), copy=False)
+    flat = None  # the flat position along the axes already reduced
+    for a in range(len(spatial) - 1, -1, -1):
+        axis, o = 2 + a, out.shape[2 + a]
+        wins = _adaptive_windows(spatial[a], o)
+        best = cur.take(wins[:, 0], axis=axis)
+        tap = np.zeros(best.shape, np.int8 if wins.shape[1] < 127 else np.int32)
+        for k in range(1, wins.shape[1]):
+            v = cur.take(wins[:, k], axis=axis)
+            better = np.greater(v, best)
+            better |= np.isnan(v)
+            np.maximum(best, v, out=best)  # NaN sticks, as the scan's
+            tap ^= (tap ^ tap.dtype.type(k)) & -better.astype(tap.dtype)  # tap = k where better, branch-free
+        shape = [1] * x.ndim
+        shape[axis] = o
+        rows = np.arange(o).reshape(shape)
+        pos = wins[rows, tap]  # the input coordinate along this axis of each window's winner
+        step = math.prod(spatial[a + 1 :])
+        flat = pos * step if flat is None else np.take_along_axis(flat, pos, axis=axis) + pos * step
+        cur = best
+    store(out, cur)
+    index[...] = flat
