@@ -55,18 +55,18 @@ def linspace(outs, ins, attrs):
     elif ct.kind != "c":
         start, end = np.real(start), np.real(end)
     start, end = ct.type(start), ct.type(end)
-    idx = np.arange(steps, dtype=np.int64)
-    if not attrs["endpoint"]:
-        step = (end - start) / ct.type(steps)
-        values = start + step * idx.astype(ct)
-    elif steps == 1:
+    # endpoint=False is the first steps values of steps + 1 with the end, bit for bit (as the array API asks)
+    points = steps if attrs["endpoint"] else steps + 1
+    idx = np.arange(points, dtype=np.int64)
+    if points == 1:
         values = np.full(1, start, dtype=ct)
     else:
-        step = (end - start) / ct.type(steps - 1)
-        half = steps // 2
-        values = np.empty(steps, dtype=ct)
+        step = (end - start) / ct.type(points - 1)
+        half = points // 2
+        values = np.empty(points, dtype=ct)
         values[:half] = start + step * idx[:half].astype(ct)
-        values[half:] = end - step * (steps - idx[half:] - 1).astype(ct)
+        values[half:] = end - step * (points - idx[half:] - 1).astype(ct)
+        values = values[:steps]
     if base is not None:
         values = np.power(ct.type(base), values)
     if values.dtype.kind == "c" and out.dtype.kind != "c":
