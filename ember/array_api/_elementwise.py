@@ -170,7 +170,10 @@ def expm1(x, /):
     out = _F["expm1"](x)
     if not x.dtype.is_complex:
         return out
-    return _F["where"](_F["isfinite"](x), out, _F["sub"](_F["exp"](x), 1))
+    out = _F["where"](_F["isfinite"](x), out, _F["sub"](_F["exp"](x), 1))
+    out_re = _F["real"](out)  # a view: expm1(-0 + 0j) is +0 + 0j (PyTorch's keeps -0); + 0.0 changes nothing else
+    out_re[...] = _F["add"](out_re, 0.0)
+    return out
 
 
 def clip(x, /, min=None, max=None):  # noqa: A002 - the standard's parameter names

@@ -115,6 +115,7 @@ def test_expm1_of_a_non_finite_complex_number():
     assert im[0] == 0.0 and im[1] == 0.0 and im[2] == 0.0
     assert math.isnan(re[3]) and im[3] == 0.0
     assert re[4] == pytest.approx(1e-10, rel=1e-12)  # accurate near 0 still
+    assert signs(xp.real(xp.expm1(xp.asarray([complex(-0.0, 0.0)], dtype=xp.complex128)))) == [False]  # 0 + 0j
     out = xp.expm1(xp.asarray([complex(INF, INF), complex(INF, NAN)]))
     assert all(math.isinf(v) for v in xp.real(out).tolist())  # the sign is unspecified
     assert all(math.isnan(v) for v in xp.imag(out).tolist())
