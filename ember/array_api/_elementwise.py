@@ -151,7 +151,7 @@ def remainder(x1, x2, /):
 
     >>> import ember.array_api as xp
     >>> xp.remainder(xp.asarray([-0.0, 0.0]), xp.asarray([2.0, -2.0]))
-    tensor([ 0., -0.])
+    tensor([0., -0.])
     """
     x1, x2 = _scalar_operands("remainder", x1, x2)
     out = _F["remainder"](x1, x2)
