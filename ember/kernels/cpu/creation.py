@@ -17,6 +17,9 @@ def fill(outs, ins, attrs):
     outs[0].fill(attrs["value"])
 
 
+_CHUNK = 1 << 20
+
+
 @register_kernel("arange")
 def arange(outs, ins, attrs):
     out = outs[0]
@@ -24,10 +27,12 @@ def arange(outs, ins, attrs):
     if n == 0:
         return
     if out.dtype.kind in "iu":
-        values = np.arange(n, dtype=np.int64) * attrs["step"] + attrs["start"]
+        ct, step, start = np.int64, attrs["step"], attrs["start"]
     else:
-        values = np.arange(n, dtype=np.float64) * float(attrs["step"]) + float(attrs["start"])
-    np.copyto(out, values, casting="unsafe")
+        ct, step, start = np.float64, float(attrs["step"]), float(attrs["start"])
+    for lo in range(0, n, _CHUNK):  # the 64-bit values a block at a time: no temporary the size of a huge output
+        hi = min(n, lo + _CHUNK)
+        np.copyto(out[lo:hi], np.arange(lo, hi, dtype=ct) * step + start, casting="unsafe")
 
 
 def _compute_dtype(out: np.ndarray) -> np.dtype:
