@@ -20,11 +20,10 @@ _LINALG = _NAMESPACES["linalg"]
 
 # ember.linalg's (generated) functions whose signature and semantics already match the standard's.
 _LINALG_SAME = (
-    "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matrix_power",
-    "matrix_rank", "matrix_transpose", "outer", "qr", "slogdet", "svd", "svdvals",
+    "cholesky", "det", "diagonal", "eigh", "eigvalsh", "inv", "matrix_power", "matrix_rank",
+    "matrix_transpose", "outer", "qr", "slogdet", "svd", "svdvals",
 )  # fmt: skip
 cholesky = _LINALG["cholesky"]
-cross = _LINALG["cross"]
 det = _LINALG["det"]
 diagonal = _LINALG["diagonal"]
 eigh = _LINALG["eigh"]
@@ -44,6 +43,16 @@ __all__ = [
     "matrix_rank", "matrix_transpose", "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot",
     "trace", "vecdot", "vector_norm",
 ]  # fmt: skip
+
+
+def cross(x1, x2, /, *, axis=-1):
+    """Cross product of 3-element vectors along ``axis``; two dtypes promote (PyTorch's refuses them).
+
+    >>> import ember.array_api as xp
+    >>> xp.linalg.cross(xp.asarray([1, 0, 0]), xp.asarray([0.0, 1.0, 0.0]))
+    tensor([0., 0., 1.])
+    """
+    return _LINALG["cross"](*_promoted(x1, x2), dim=axis)
 
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):

@@ -156,7 +156,7 @@ def test_expand_dims_with_a_tuple_of_axes():
 # --- linear algebra: two dtypes promote --------------------------------------------------------
 
 
-def test_matmul_tensordot_vecdot_solve_promote_two_dtypes():
+def test_matmul_tensordot_vecdot_solve_cross_promote_two_dtypes():
     a = np.array([[1, 2], [3, 4]], dtype=np.int8)
     b = np.array([[1.0], [2.0]], dtype=np.float64)
     check(xp.matmul(E(a), E(b)), a @ b, rtol=1e-12)
@@ -166,6 +166,9 @@ def test_matmul_tensordot_vecdot_solve_promote_two_dtypes():
     f32 = np.array([[2.0, 0.0], [1.0, 4.0]], dtype=np.float32)
     f64 = np.array([1.0, 2.0])
     check(xp.linalg.solve(E(f32), E(f64)), np.linalg.solve(f32.astype(np.float64), f64), rtol=1e-12)
+    u = np.array([[1, 0, 0], [0, 2, 0]], dtype=np.int16)
+    v = np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 3.0]])
+    check(xp.linalg.cross(E(u), E(v)), np.cross(u, v), rtol=1e-12)
     with pytest.raises(RuntimeError, match="same dtype"):
         ember.matmul(E(a), E(b))  # the top level keeps PyTorch's refusal
 
