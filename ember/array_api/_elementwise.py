@@ -171,9 +171,9 @@ def expm1(x, /):
     if not x.dtype.is_complex:
         return out
     out = _F["where"](_F["isfinite"](x), out, _F["sub"](_F["exp"](x), 1))
-    out_re = _F["real"](out)  # a view: expm1(-0 + 0j) is +0 + 0j (PyTorch's keeps -0); + 0.0 changes nothing else
-    out_re[...] = _F["add"](out_re, 0.0)
-    return out
+    # expm1(-0 + 0j) is +0 + 0j (PyTorch's keeps -0): -conj(z) flips the real part's sign alone
+    negative_zero = _F["logical_and"](_F["eq"](x, 0), _F["signbit"](_F["real"](out)))
+    return _F["where"](negative_zero, _F["negative"](_F["conj"](out)), out)
 
 
 def clip(x, /, min=None, max=None):  # noqa: A002 - the standard's parameter names
@@ -207,14 +207,11 @@ def tanh(x, /):
     out = _F["tanh"](x)
     if not x.dtype.is_complex:
         return out
-    re = _F["real"](x)
     im = _F["imag"](x)
-    limit = _F["logical_and"](_F["isinf"](re), _F["isfinite"](im))
-    out_re = _F["real"](out)  # views into out: the two parts are written in place
-    out_im = _F["imag"](out)
-    out_re[...] = _F["where"](limit, _F["copysign"](_F["ones_like"](re), re), out_re)
-    out_im[...] = _F["where"](limit, _F["copysign"](_F["zeros_like"](im), im), out_im)
-    return out
+    limit = _F["logical_and"](_F["isinf"](_F["real"](x)), _F["isfinite"](im))
+    # there the real part is already ±1 and the imaginary one a zero; conj gives it the sign of b
+    wrong_sign = _F["logical_and"](limit, _F["ne"](_F["signbit"](_F["imag"](out)), _F["signbit"](im)))
+    return _F["where"](wrong_sign, _F["conj"](out), out)
 
 
 def sign(x, /):
