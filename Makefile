@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 DEMO_STAMP := $(VENV)/.installed-demo
 
-.PHONY: demo tour test fuzz bench lint interop clean
+.PHONY: demo tour test fuzz bench lint interop array-api-tests clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { echo "ember needs Python >= 3.10"; exit 1; }
@@ -43,6 +43,22 @@ bench: $(STAMP)
 
 lint: $(STAMP)
 	$(PY) -m ruff check ember tests benchmarks examples
+
+# The array API test suite (data-apis/array-api-tests, standard 2025.12) against ember.array_api:
+# ARRAY_API_TESTS=<path to a checkout with its array-api submodule>; it needs ndindex and
+# pytest-json-report in .venv. Not part of `make test` (minutes); docs/array-api.md has the results.
+# ARRAY_API_MODULE=array_api_strict (or numpy) runs the same suite on a peer for comparison;
+# ARRAY_API_ARGS passes pytest more (-k eye, -x, ...).
+ARRAY_API_TESTS ?=
+ARRAY_API_MODULE ?= ember.array_api
+ARRAY_API_EXAMPLES ?= 50
+array-api-tests: $(STAMP)
+	@test -n "$(ARRAY_API_TESTS)" || { echo "set ARRAY_API_TESTS=<path to an array-api-tests checkout>"; exit 1; }
+	@test -d "$(ARRAY_API_TESTS)/array_api_tests" || { echo "$(ARRAY_API_TESTS) holds no array_api_tests folder"; exit 1; }
+	@$(PY) -c 'import ndindex, pytest_jsonreport' 2>/dev/null || { echo "the suite needs ndindex and pytest-json-report: $(PY) -m pip install ndindex pytest-json-report"; exit 1; }
+	cd "$(ARRAY_API_TESTS)" && ARRAY_API_TESTS_MODULE=$(ARRAY_API_MODULE) ARRAY_API_TESTS_VERSION=2025.12 \
+	  PYTHONPATH=$(CURDIR) $(abspath $(PY)) -m pytest array_api_tests -q -p no:cacheprovider \
+	  --max-examples=$(ARRAY_API_EXAMPLES) --disable-warnings -rf $(ARRAY_API_ARGS)
 
 # Optional peers for the interop tests and the benchmarks' ratios; tests skip without them.
 interop: $(STAMP)

@@ -134,10 +134,9 @@ def _install() -> None:
     (``backward``, ``register_hook``, ``.data``...), the DLPack producer and the array API
     entry point. Then the autograd interpreter is made the default, wrapping the eager one.
     """
-    for methods in (ops.TENSOR_METHODS, autograd.TENSOR_METHODS, _dlpack.TENSOR_METHODS, _global.TENSOR_METHODS):
+    for methods in (ops.TENSOR_METHODS, autograd.TENSOR_METHODS, _dlpack.TENSOR_METHODS, _global.TENSOR_METHODS, array_api.TENSOR_METHODS):
         for name, method in methods.items():
             setattr(Tensor, name, method)
-    Tensor.__array_namespace__ = array_api._tensor_array_namespace
     autograd.install()
 
 

@@ -108,7 +108,25 @@ def _tensor_array_namespace(self, /, *, api_version=None):
     return sys.modules[__name__]
 
 
-_tensor_array_namespace.__name__ = _tensor_array_namespace.__qualname__ = "__array_namespace__"  # bound in ember/__init__.py
+def _tensor_to_device(self, device, /, *, stream=None):
+    """The array API's ``x.to_device(device)``: ``x`` copied to ``device`` (``x`` itself when it is there).
+
+    ``stream`` names a device stream to order the copy on; ember's copies are synchronous, so it must be None.
+
+    >>> import ember
+    >>> x = ember.ones(2)
+    >>> x.to_device(x.device) is x
+    True
+    """
+    if stream is not None:
+        raise ValueError(f"to_device(): ember copies between devices synchronously and takes no stream, got stream={stream!r}")
+    return self.to(device)
+
+
+_tensor_array_namespace.__name__ = _tensor_array_namespace.__qualname__ = "__array_namespace__"
+_tensor_to_device.__name__ = _tensor_to_device.__qualname__ = "to_device"
+# The array API's methods of the array object that PyTorch's tensor lacks, bound in ember/__init__.py.
+TENSOR_METHODS = {"__array_namespace__": _tensor_array_namespace, "to_device": _tensor_to_device}
 
 
 __all__ = [

@@ -17,7 +17,18 @@ asarray = _F["asarray"]
 
 
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
-    """Values from ``start`` (or 0) up to ``stop`` (exclusive) by ``step``."""
+    """Values from ``start`` (or 0) up to ``stop`` (exclusive) by ``step``.
+
+    A ``step`` pointing away from ``stop`` gives an empty array (PyTorch raises).
+
+    >>> import ember.array_api as xp
+    >>> xp.arange(1, 0).shape
+    ember.Size([0])
+    """
+    if stop is None:
+        start, stop = 0, start
+    if step != 0 and (stop - start) * step <= 0:  # empty whichever way step points; the dtype still from all three
+        stop = float(start) if isinstance(stop, float) or isinstance(step, float) else start
     return _F["arange"](start, stop, step, dtype=dtype, device=device)
 
 
@@ -32,7 +43,12 @@ def empty_like(x, /, *, dtype=None, device=None):
 
 
 def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
-    """A two-dimensional array with ones on the ``k``-th diagonal."""
+    """A two-dimensional array with ones on the ``k``-th diagonal.
+
+    A diagonal beyond the matrix, however far (``k`` need not fit in int64), leaves it all zeros.
+    """
+    if isinstance(k, int) and not isinstance(k, bool):
+        k = max(-n_rows - 1, min(k, (n_rows if n_cols is None else n_cols) + 1))
     return _F["eye"](n_rows, n_cols, k=k, dtype=dtype, device=device)
 
 

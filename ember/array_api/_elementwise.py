@@ -20,9 +20,9 @@ from ._helpers import is_array, standard_pair
 # Generated functions whose signature and semantics already match the standard's.
 _SAME = (
     "abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "bitwise_invert", "ceil", "conj",
-    "cos", "cosh", "exp", "expm1", "floor", "imag", "isfinite", "isinf", "isnan", "log", "log1p",
+    "cos", "cosh", "exp", "floor", "imag", "isfinite", "isinf", "isnan", "log", "log1p",
     "log2", "log10", "logical_not", "negative", "positive", "real", "reciprocal", "signbit", "sin",
-    "sinh", "sqrt", "square", "tan", "tanh", "trunc",
+    "sinh", "sqrt", "square", "tan", "trunc",
 )  # fmt: skip
 abs = _F["abs"]
 acos = _F["acos"]
@@ -37,7 +37,6 @@ conj = _F["conj"]
 cos = _F["cos"]
 cosh = _F["cosh"]
 exp = _F["exp"]
-expm1 = _F["expm1"]
 floor = _F["floor"]
 imag = _F["imag"]
 isfinite = _F["isfinite"]
@@ -58,7 +57,6 @@ sinh = _F["sinh"]
 sqrt = _F["sqrt"]
 square = _F["square"]
 tan = _F["tan"]
-tanh = _F["tanh"]
 trunc = _F["trunc"]
 
 
@@ -105,7 +103,6 @@ bitwise_xor = _binary("bitwise_xor")
 copysign = _binary("copysign")
 divide = _binary("divide")
 equal = _binary("equal", "eq")  # ember.equal is PyTorch's one-bool torch.equal
-floor_divide = _binary("floor_divide")
 greater = _binary("greater", "gt")
 greater_equal = _binary("greater_equal", "ge")
 hypot = _binary("hypot")
@@ -121,12 +118,62 @@ multiply = _binary("multiply")
 nextafter = _binary("nextafter")
 not_equal = _binary("not_equal", "ne")
 pow = _binary("pow")
-remainder = _binary("remainder")
 subtract = _binary("subtract")
 
 
 # --------------------------------------------------------------------------------------------
 # Functions whose semantics differ from PyTorch's.
+
+
+def _like(x, out):
+    """``x`` as an array: a Python scalar operand made a 0-d array of the result's dtype."""
+    return x if is_array(x) else _F["asarray"](x, dtype=out.dtype, device=out.device)
+
+
+def floor_divide(x1, x2, /):
+    """``floor(x1 / x2)``; an infinite operand gives IEEE's quotient (PyTorch's gives NaN or -1).
+
+    >>> import ember.array_api as xp
+    >>> xp.floor_divide(xp.asarray([xp.inf, -1.0]), xp.asarray([2.0, xp.inf]))
+    tensor([inf, -0.])
+    """
+    x1, x2 = _scalar_operands("floor_divide", x1, x2)
+    out = _F["floor_divide"](x1, x2)
+    if not _dt.isdtype(out.dtype, "real floating"):
+        return out
+    x1, x2 = (_like(x, out) for x in (x1, x2))
+    infinite = _F["logical_or"](_F["isinf"](x1), _F["isinf"](x2))
+    return _F["where"](infinite, _F["floor"](_F["div"](x1, x2)), out)
+
+
+def remainder(x1, x2, /):
+    """``x1 - floor_divide(x1, x2) * x2``: a zero result takes the sign of ``x2`` (PyTorch's, of ``x1``).
+
+    >>> import ember.array_api as xp
+    >>> xp.remainder(xp.asarray([-0.0, 0.0]), xp.asarray([2.0, -2.0]))
+    tensor([0., -0.])
+    """
+    x1, x2 = _scalar_operands("remainder", x1, x2)
+    out = _F["remainder"](x1, x2)
+    if not _dt.isdtype(out.dtype, "real floating"):
+        return out
+    return _F["where"](_F["eq"](out, 0), _F["copysign"](out, _like(x2, out)), out)
+
+
+def expm1(x, /):
+    """``exp(x) - 1``, accurate near 0; a complex ``x`` with an infinite or NaN part follows ``exp``'s special cases.
+
+    >>> import ember.array_api as xp
+    >>> xp.expm1(xp.asarray([complex(xp.inf, 0.0)]))
+    tensor([inf+0.j])
+    """
+    out = _F["expm1"](x)
+    if not x.dtype.is_complex:
+        return out
+    out = _F["where"](_F["isfinite"](x), out, _F["sub"](_F["exp"](x), 1))
+    # expm1(-0 + 0j) is +0 + 0j (PyTorch's keeps -0): -conj(z) flips the real part's sign alone
+    negative_zero = _F["logical_and"](_F["eq"](x, 0), _F["signbit"](_F["real"](out)))
+    return _F["where"](negative_zero, _F["negative"](_F["conj"](out)), out)
 
 
 def clip(x, /, min=None, max=None):  # noqa: A002 - the standard's parameter names
@@ -149,8 +196,27 @@ def round(x, /):
     return out
 
 
-def sign(x, /):
-    """-1, 0 or 1 for real numbers; ``x / |x|`` (and 0 at 0) for complex ones."""
+def tanh(x, /):
+    """Hyperbolic tangent; at an infinite real part and a finite imaginary part ``b`` it is exactly
+    ``±1 + 0j`` with the zero signed as ``b`` (PyTorch's signs it as ``sin(2b)``).
+
+    >>> import ember.array_api as xp
+    >>> xp.signbit(xp.imag(xp.tanh(xp.asarray([complex(xp.inf, 3.0)]))))
+    tensor([False])
+    """
+    out = _F["tanh"](x)
     if not x.dtype.is_complex:
-        return _F["sign"](x)
+        return out
+    im = _F["imag"](x)
+    limit = _F["logical_and"](_F["isinf"](_F["real"](x)), _F["isfinite"](im))
+    # there the real part is already ±1 and the imaginary one a zero; conj gives it the sign of b
+    wrong_sign = _F["logical_and"](limit, _F["ne"](_F["signbit"](_F["imag"](out)), _F["signbit"](im)))
+    return _F["where"](wrong_sign, _F["conj"](out), out)
+
+
+def sign(x, /):
+    """-1, 0 or 1 for real numbers, NaN for NaN (PyTorch's gives 0); ``x / |x|`` (and 0 at 0) for complex ones."""
+    if not x.dtype.is_complex:
+        out = _F["sign"](x)
+        return _F["where"](_F["isnan"](x), x, out) if _dt.isdtype(x.dtype, "real floating") else out
     return _F["where"](_F["eq"](x, 0), _F["zeros_like"](x), _F["div"](x, _F["abs"](x)))

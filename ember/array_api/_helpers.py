@@ -33,6 +33,17 @@ def standard_pair(x1, x2):
     return x1, x2
 
 
+def promoted(x1, x2):
+    """Two arrays cast to their common dtype: the standard promotes the operands of matmul,
+    tensordot, vecdot and linalg.solve, where PyTorch's (and ember's) refuse two dtypes."""
+    dtype = _dt.promote_types(x1.dtype, x2.dtype)
+    if x1.dtype is not dtype:
+        x1 = _F["astype"](x1, dtype)
+    if x2.dtype is not dtype:
+        x2 = _F["astype"](x2, dtype)
+    return x1, x2
+
+
 def normalize_axes(axis, ndim: int, op: str) -> tuple[int, ...]:
     """``axis`` (None, an int or a tuple) as non-negative axes in the given order; None is all."""
     if axis is None:

@@ -49,7 +49,21 @@ def concat(arrays, /, *, axis=0):
 
 
 def expand_dims(x, /, axis):
-    """Insert size-one axes at ``axis`` (an int or a tuple, positions in the result)."""
+    """Insert size-one axes at ``axis`` (an int or a tuple, positions in the result).
+
+    The standard's errors: IndexError for an axis outside the result, ValueError for a repeated one.
+
+    >>> import ember.array_api as xp
+    >>> xp.expand_dims(xp.ones((2,)), axis=(0, -1)).shape
+    ember.Size([1, 2, 1])
+    """
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    ndim = x.ndim + len(axes)
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise IndexError(f"expand_dims(): axis {a} is out of range for a result of {ndim} dimensions")
+    if len({a % ndim for a in axes}) != len(axes):
+        raise ValueError(f"expand_dims(): repeated axis in {axes} (a result of {ndim} dimensions)")
     return _F["expand_dims"](x, axis)
 
 

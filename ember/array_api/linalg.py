@@ -12,25 +12,23 @@ tensor(5.)
 """
 
 from ..ops.functional import FUNCTIONS as _F, NAMESPACES as _NAMESPACES
-from ._helpers import is_array as _is_array, no_axes as _no_axes, sum_dtype as _sum_dtype
-from ._linear_algebra import tensordot, vecdot
+from ._helpers import is_array as _is_array, no_axes as _no_axes, promoted as _promoted, sum_dtype as _sum_dtype
+from ._linear_algebra import matmul, tensordot, vecdot
 from ._manipulation import broadcast_shapes as _broadcast_shapes
 
 _LINALG = _NAMESPACES["linalg"]
 
 # ember.linalg's (generated) functions whose signature and semantics already match the standard's.
 _LINALG_SAME = (
-    "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul", "matrix_power",
-    "matrix_rank", "matrix_transpose", "outer", "qr", "slogdet", "svd", "svdvals",
+    "cholesky", "det", "diagonal", "eigh", "eigvalsh", "inv", "matrix_power", "matrix_rank",
+    "matrix_transpose", "outer", "qr", "slogdet", "svd", "svdvals",
 )  # fmt: skip
 cholesky = _LINALG["cholesky"]
-cross = _LINALG["cross"]
 det = _LINALG["det"]
 diagonal = _LINALG["diagonal"]
 eigh = _LINALG["eigh"]
 eigvalsh = _LINALG["eigvalsh"]
 inv = _LINALG["inv"]
-matmul = _LINALG["matmul"]
 matrix_power = _LINALG["matrix_power"]
 matrix_rank = _LINALG["matrix_rank"]
 matrix_transpose = _LINALG["matrix_transpose"]
@@ -45,6 +43,16 @@ __all__ = [
     "matrix_rank", "matrix_transpose", "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot",
     "trace", "vecdot", "vector_norm",
 ]  # fmt: skip
+
+
+def cross(x1, x2, /, *, axis=-1):
+    """Cross product of 3-element vectors along ``axis``; two dtypes promote (PyTorch's refuses them).
+
+    >>> import ember.array_api as xp
+    >>> xp.linalg.cross(xp.asarray([1, 0, 0]), xp.asarray([0.0, 1.0, 0.0]))
+    tensor([0., 0., 1.])
+    """
+    return _LINALG["cross"](*_promoted(x1, x2), dim=axis)
 
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
@@ -65,7 +73,11 @@ def pinv(x, /, *, rtol=None):
 
 
 def solve(x1, x2, /):
-    """Solve ``x1 @ out = x2``; ``x2`` is a vector only when it is 1-D (the standard's rule, not PyTorch's)."""
+    """Solve ``x1 @ out = x2``; ``x2`` is a vector only when it is 1-D (the standard's rule, not PyTorch's).
+
+    Two dtypes promote (PyTorch's refuses them).
+    """
+    x1, x2 = _promoted(x1, x2)
     if x2.ndim == 1:
         return _LINALG["solve"](x1, x2)
     batch = _broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2]))

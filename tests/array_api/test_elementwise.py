@@ -14,11 +14,11 @@ UNARY_SAME = {
     # name: values in its domain
     "abs": [-2.5, 0.0, 3.0], "acos": [-0.5, 0.0, 1.0], "acosh": [1.0, 2.0], "asin": [-0.5, 0.5],
     "asinh": [-1.0, 2.0], "atan": [-1.0, 3.0], "atanh": [-0.5, 0.5], "ceil": [-1.5, 1.2], "cos": [0.0, 2.0],
-    "cosh": [-1.0, 1.0], "exp": [-1.0, 2.0], "expm1": [1e-5, 1.0], "floor": [-1.5, 1.2], "isfinite": [1.0, np.inf, np.nan],
+    "cosh": [-1.0, 1.0], "exp": [-1.0, 2.0], "floor": [-1.5, 1.2], "isfinite": [1.0, np.inf, np.nan],
     "isinf": [1.0, -np.inf, np.nan], "isnan": [1.0, np.nan], "log": [0.5, 2.0], "log1p": [1e-5, 2.0],
     "log2": [0.5, 8.0], "log10": [0.1, 100.0], "negative": [1.0, -2.0], "positive": [1.0, -2.0],
     "reciprocal": [0.5, -4.0], "signbit": [-0.0, 0.0, -1.0], "sin": [0.0, 1.0], "sinh": [-1.0, 1.0],
-    "sqrt": [0.0, 4.0], "square": [-3.0, 2.0], "tan": [0.0, 1.0], "tanh": [-1.0, 1.0], "trunc": [-1.7, 1.7],
+    "sqrt": [0.0, 4.0], "square": [-3.0, 2.0], "tan": [0.0, 1.0], "trunc": [-1.7, 1.7],
 }  # fmt: skip
 
 

@@ -236,6 +236,15 @@ def test_arange_forms_out_and_meta():
         assert ember.arange(0.5).dtype is ember.float64
 
 
+def test_arange_past_one_block_of_the_kernel():
+    n = (1 << 20) + 7  # the kernel writes 2**20 values at a time
+    assert ember.arange(n)[-3:].tolist() == [n - 3, n - 2, n - 1]
+    assert ember.arange(5, -3 * n + 5, -3)[(1 << 20) - 1 : (1 << 20) + 2].tolist() == [5 - 3 * ((1 << 20) + i - 1) for i in range(3)]
+    x = ember.arange(0.5, n * 0.25, 0.25, dtype=ember.float64)
+    assert x[(1 << 20) : (1 << 20) + 2].tolist() == [0.5 + 0.25 * (1 << 20), 0.75 + 0.25 * (1 << 20)]
+    assert ember.arange(n, dtype=ember.uint8)[(1 << 20) + 1].item() == ((1 << 20) + 1) % 256
+
+
 @pytest.mark.parametrize(
     ("args", "kwargs", "error", "fragment"),
     [
@@ -243,6 +252,7 @@ def test_arange_forms_out_and_meta():
         ((5, 0), {}, RuntimeError, "upper bound and lower bound inconsistent with step sign"),
         ((0, 5, -1), {}, RuntimeError, "inconsistent with step sign"),
         ((0, math.inf), {}, RuntimeError, "unsupported range: 0 -> inf"),
+        ((0.0, 1e300, 1e-300), {}, RuntimeError, "invalid size, possible overflow"),
         ((5,), {"dtype": ember.bool}, TypeError, "arange\\(\\): argument 'dtype' must have a "),
         ((5,), {"dtype": ember.complex64}, TypeError, "must have a"),
         ((1j,), {}, RuntimeError, "must be real"),

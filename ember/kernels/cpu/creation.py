@@ -17,6 +17,9 @@ def fill(outs, ins, attrs):
     outs[0].fill(attrs["value"])
 
 
+_CHUNK = 1 << 20
+
+
 @register_kernel("arange")
 def arange(outs, ins, attrs):
     out = outs[0]
@@ -24,10 +27,12 @@ def arange(outs, ins, attrs):
     if n == 0:
         return
     if out.dtype.kind in "iu":
-        values = np.arange(n, dtype=np.int64) * attrs["step"] + attrs["start"]
+        ct, step, start = np.int64, attrs["step"], attrs["start"]
     else:
-        values = np.arange(n, dtype=np.float64) * float(attrs["step"]) + float(attrs["start"])
-    np.copyto(out, values, casting="unsafe")
+        ct, step, start = np.float64, float(attrs["step"]), float(attrs["start"])
+    for lo in range(0, n, _CHUNK):  # the 64-bit values a block at a time: no temporary the size of a huge output
+        hi = min(n, lo + _CHUNK)
+        np.copyto(out[lo:hi], np.arange(lo, hi, dtype=ct) * step + start, casting="unsafe")
 
 
 def _compute_dtype(out: np.ndarray) -> np.dtype:
@@ -55,18 +60,18 @@ def linspace(outs, ins, attrs):
     elif ct.kind != "c":
         start, end = np.real(start), np.real(end)
     start, end = ct.type(start), ct.type(end)
-    idx = np.arange(steps, dtype=np.int64)
-    if not attrs["endpoint"]:
-        step = (end - start) / ct.type(steps)
-        values = start + step * idx.astype(ct)
-    elif steps == 1:
+    # endpoint=False is the first steps values of steps + 1 with the end, bit for bit (as the array API asks)
+    points = steps if attrs["endpoint"] else steps + 1
+    idx = np.arange(points, dtype=np.int64)
+    if points == 1:
         values = np.full(1, start, dtype=ct)
     else:
-        step = (end - start) / ct.type(steps - 1)
-        half = steps // 2
-        values = np.empty(steps, dtype=ct)
+        step = (end - start) / ct.type(points - 1)
+        half = points // 2
+        values = np.empty(points, dtype=ct)
         values[:half] = start + step * idx[:half].astype(ct)
-        values[half:] = end - step * (steps - idx[half:] - 1).astype(ct)
+        values[half:] = end - step * (points - idx[half:] - 1).astype(ct)
+        values = values[:steps]
     if base is not None:
         values = np.power(ct.type(base), values)
     if values.dtype.kind == "c" and out.dtype.kind != "c":

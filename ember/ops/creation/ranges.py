@@ -59,7 +59,10 @@ def arange_size(start, end, step, dtype: _dt.DType) -> int:
         num = e - s + st - (1 if st > 0 else -1)
         size = abs(num) // abs(st) * (1 if (num >= 0) == (st > 0) else -1)
     else:
-        size = math.ceil((float(end) - float(start)) / float(step))
+        quotient = (float(end) - float(start)) / float(step)
+        if not math.isfinite(quotient):  # arange(0, 1e300, 1e-300): a count no float holds
+            raise RuntimeError("arange(): invalid size, possible overflow?")
+        size = math.ceil(quotient)
     if size < 0 or size > 2**63 - 1:
         raise RuntimeError("arange(): invalid size, possible overflow?")
     return int(size)

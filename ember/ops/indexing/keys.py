@@ -305,8 +305,8 @@ def plan(x: Tensor, key, op: str):
             v += 1
         else:  # a boolean mask over item.ndim dimensions
             k = item.ndim
-            for j in range(k):
-                if item.shape[j] != x._shape[d + j]:
+            for j in range(k):  # a mask dimension of size 0 selects nothing from any size (the array API's rule)
+                if item.shape[j] != x._shape[d + j] and item.shape[j] != 0:
                     raise IndexError(
                         f"boolean index did not match indexed tensor along dimension {d + j}; size of dimension is "
                         f"{x._shape[d + j]} but size of corresponding boolean dimension is {item.shape[j]}"
