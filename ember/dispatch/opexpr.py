@@ -89,16 +89,33 @@ class OpExpr:
         self.infer = fn
         return fn
 
-    def grad_rule(self, saves: str = "inputs") -> Callable:
+    def grad_rule(self, saves: str | tuple = "inputs") -> Callable:
         """Decorator: register the derivative ``fn(ctx, *grad_outputs) -> grad per input``.
 
-        ``saves`` says what the backward node keeps: "inputs", "outputs", "both" or "none";
-        ``ctx.inputs`` / ``ctx.outputs`` give them back (version-checked), ``ctx.attrs`` the
-        attributes. Written with ember's ops, so it is itself differentiable.
+        ``saves`` says what the backward node keeps: "inputs", "outputs", "both" or "none", or
+        a tuple of input and output names (``("input", "weight", "mean", "var")``): only those,
+        as PyTorch's derivatives.yaml saves, so in-place writes to the others stay allowed.
+        ``ctx.inputs`` / ``ctx.outputs`` give them back (version-checked; None for one not
+        kept), ``ctx.attrs`` the attributes. Written with ember's ops, so it is itself
+        differentiable.
         """
+        keep_inputs = keep_outputs = None
+        if not isinstance(saves, str):
+            unknown = [n for n in saves if n not in self.inputs and n not in self.outputs]
+            both = [n for n in saves if n in self.inputs and n in self.outputs]
+            if unknown or both:
+                raise ValueError(f"grad_rule of '{self.name}': saves names {unknown or both}, not exactly one input or output of {self}")
+            # positions; a kept last input keeps every position from its own on (index's tensors)
+            keep_inputs = frozenset(i for i, n in enumerate(self.inputs) if n in saves)
+            tail = len(self.inputs) - 1 if self.inputs and self.inputs[-1] in saves else None
+            keep_inputs = (keep_inputs, tail if tail is not None else 1 << 30)
+            keep_outputs = frozenset(i for i, n in enumerate(self.outputs) if n in saves)
+            saves = ("both" if keep_outputs else "inputs") if keep_inputs[0] else ("outputs" if keep_outputs else "none")
 
         def register(fn: Callable) -> Callable:
             fn.saves = saves
+            fn.keep_inputs = keep_inputs  # None: every input (or output) when saves says so
+            fn.keep_outputs = keep_outputs
             self.derivative = fn
             return fn
 

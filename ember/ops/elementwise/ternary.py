@@ -65,7 +65,7 @@ declare(
 FUNCTORS["Where"] = _where
 
 
-@_where_op.grad_rule()
+@_where_op.grad_rule(saves=("condition",))
 def _where_grad(ctx, g):
     c = ctx.inputs[0]
     F = _F()

@@ -121,7 +121,7 @@ def _infer_index(attrs, x, *indices):
     return ((index_result_shape(x._shape, dims, [t._shape for t in indices]), x._dtype),)
 
 
-@_INDEX.grad_rule(saves="inputs")
+@_INDEX.grad_rule(saves=("indices",))  # the index tensors, not the tensor indexed
 def _index_grad(ctx, g):
     indices = ctx.inputs[1:]
     return (_accumulate_into_zeros(ctx.input_meta[0], g, ctx.attrs["dims"], indices), *(None for _ in indices))

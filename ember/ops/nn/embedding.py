@@ -63,7 +63,7 @@ def _embedding_renorm_infer(attrs, w, idx):
     return ((w._shape, w._dtype),)
 
 
-@_EMBEDDING.grad_rule(saves="inputs")
+@_EMBEDDING.grad_rule(saves=("indices",))
 def _embedding_grad(ctx, g):
     F = _F()
     _, idx = ctx.inputs
