@@ -214,7 +214,7 @@ def _matrix_power_infer(attrs, A):
 
 declare(
     "matrix_power",
-    "Tensor (Tensor A, Int n) => LinalgMatrixPower",
+    "Tensor (Tensor input, Int n) => LinalgMatrixPower",  # (linalg.matrix_power names it A)
     method=True, out=True, op="linalg_matrix_power",
     doc="The ``n``-th power of a (batch of) square matrices; negative ``n`` inverts first.",
 )

@@ -81,7 +81,7 @@ def _embedding_grad(ctx, g):
 
 declare(
     "one_hot",
-    "Tensor (Tensor tensor, Int num_classes=-1) => OneHot",
+    "Tensor (Tensor input, Int num_classes=-1) => OneHot",  # (its documentation says tensor; the binding takes input)
     differentiable=False,
     doc="""
     int64 one-hot encoding along a new last dimension (``num_classes=-1``: max + 1).
