@@ -37,7 +37,7 @@ class OpExpr:
     """A primitive op: type name, input/output names, and its registered rules."""
 
     __slots__ = (
-        "attr_key", "aux_outputs", "derivative", "differentiable", "infer", "inputs", "kernels", "name", "outputs",
+        "attr_key", "aux_outputs", "derivative", "differentiable", "elementwise", "infer", "inputs", "kernels", "name", "outputs",
         "right_identity", "row_wise", "sbp_rule", "shape_role", "strided", "tf_name", "view",
     )  # fmt: skip
 
@@ -60,6 +60,9 @@ class OpExpr:
         # Outputs that carry no gradient (a by-product the derivative reads, as ATen's
         # nll_loss_forward returns total_weight): autograd gives them no history.
         self.aux_outputs: tuple[int, ...] = ()
+        # An element-wise primitive: its fresh output takes its inputs' memory layout
+        # (TensorIterator's rule, dispatch/layout.py), not always the contiguous one.
+        self.elementwise = False
         self.tf_name: str | None = None
         self.row_wise: str | None = None
         self.right_identity: float | None = None
@@ -70,7 +73,7 @@ class OpExpr:
         OP_REGISTRY[name] = self
 
     def tag(self, *, tf_name: str | None = None, row_wise: str | None = None, right_identity=None, shape_role: str | None = None,
-            sbp: Callable | None = None) -> OpExpr:
+            sbp: Callable | None = None, elementwise: bool | None = None) -> OpExpr:
         """Say what graph mode and global tensors need to know of this primitive (see the module's
         docstring; ``sbp`` is the SBP rule, ``ember/ops/sbp_rules.py``); returns it."""
         if row_wise not in (None, "rows", "features"):
@@ -82,6 +85,7 @@ class OpExpr:
         self.right_identity = self.right_identity if right_identity is None else right_identity
         self.shape_role = shape_role or self.shape_role
         self.sbp_rule = sbp or self.sbp_rule
+        self.elementwise = self.elementwise if elementwise is None else elementwise
         return self
 
     def shape_rule(self, fn: Callable) -> Callable:
