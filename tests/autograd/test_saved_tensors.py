@@ -424,3 +424,58 @@ def test_partial_saves_keep_the_nodes_metadata():
     expected[0] = 1
     expected[2] = 2
     np.testing.assert_array_equal(x.grad.numpy(), expected)
+
+
+# In-place ops in a chain: (function of (library, a, b) -> the tensor to differentiate, PyTorch raises)
+INPLACE_CHAINS = {
+    "exp_ then add_": (lambda L, a, b: (a.exp_(), a.add_(1))[1], True),
+    "sigmoid_ then mul_": (lambda L, a, b: (a.sigmoid_(), a.mul_(2))[1], True),
+    "relu_ then add_": (lambda L, a, b: (a.relu_(), a.add_(1))[1], True),
+    "tanh_ then mul_": (lambda L, a, b: (a.tanh_(), a.mul_(3))[1], True),
+    "sqrt_ then add_": (lambda L, a, b: (a.abs_().sqrt_(), a.add_(1))[1], True),
+    "relu then relu_": (lambda L, a, b: a.relu().relu_(), True),
+    "mul_(b) then b.add_": (lambda L, a, b: (a.mul_(b), b.add_(1))[0], True),
+    "add_(b) then b.add_": (lambda L, a, b: (a.add_(b), b.add_(1))[0], False),
+    "sin_ then add_": (lambda L, a, b: (a.sin_(), a.add_(1))[1], False),
+    "div_(b) then add_": (lambda L, a, b: (a.div_(b), a.add_(1))[1], False),
+    "clamp_ then add_": (lambda L, a, b: (a.clamp_(-1, 1), a.add_(1))[1], False),
+    "pow_(2) then add_": (lambda L, a, b: (a.pow_(2), a.add_(1))[1], False),
+    "dropout(inplace) twice": (
+        lambda L, a, b: L.nn.functional.dropout(L.nn.functional.dropout(a, 0.5, inplace=True), 0.5, inplace=True),
+        False,
+    ),
+    "masked_fill_ then add_": (lambda L, a, b: (a.masked_fill_(a > 0, 0.0), a.add_(1))[1], False),
+    "a[idx] = b then b.add_": (lambda L, a, b: (a.__setitem__(L.tensor([0, 1]), b[:2]), b.add_(1), a)[2], False),
+    "copy_(b) then b.add_": (lambda L, a, b: (a.copy_(b), b.add_(1), a)[2], False),
+    "leaky_relu_ then add_": (lambda L, a, b: (L.nn.functional.leaky_relu_(a, 0.1), a.add_(1))[1], True),
+}
+INPLACE_KNOWN = {"leaky_relu_ then add_": "the in-place leaky_relu keeps a copy of its input; PyTorch's keeps its result"}
+
+
+def _chain_raises(lib, name: str) -> bool:
+    a = lib.tensor(A[0, 0, 0], requires_grad=True) * 1
+    b = lib.tensor(B[0, 0, 0], requires_grad=True) * 1
+    y = INPLACE_CHAINS[name][0](lib, a, b)
+    try:
+        y.sum().backward()
+    except RuntimeError as e:
+        assert "modified by an inplace operation" in str(e)
+        return True
+    return False
+
+
+CHAIN_CASES = [
+    pytest.param(name, marks=[pytest.mark.xfail(reason=INPLACE_KNOWN[name], strict=True)] if name in INPLACE_KNOWN else [])
+    for name in INPLACE_CHAINS
+]
+
+
+@pytest.mark.parametrize("name", CHAIN_CASES)
+def test_inplace_chains_raise_as_in_torch(name):
+    assert _chain_raises(ember, name) == INPLACE_CHAINS[name][1]
+
+
+@needs_torch
+@pytest.mark.parametrize("name", sorted(INPLACE_CHAINS))
+def test_the_chain_table_is_torchs(name):
+    assert _chain_raises(torch, name) == INPLACE_CHAINS[name][1]

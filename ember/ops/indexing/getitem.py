@@ -309,7 +309,7 @@ def _zero_at(g, dims: tuple, indices: tuple):
     return g * mask
 
 
-@_INDEX_PUT.grad_rule(saves="inputs")
+@_INDEX_PUT.grad_rule(saves=("indices",))  # not the tensor written nor the values: no copy of either is kept
 def _index_put_grad(ctx, g):
     dims, accumulate = ctx.attrs["dims"], ctx.attrs["accumulate"]
     indices = ctx.inputs[2:]
@@ -321,7 +321,7 @@ def _index_put_grad(ctx, g):
     return grad_input, _fit_values(gathered, values_shape), *(None for _ in indices)
 
 
-@_INDEX_PUT_SCALAR.grad_rule(saves="inputs")
+@_INDEX_PUT_SCALAR.grad_rule(saves=("indices",))
 def _index_put_scalar_grad(ctx, g):
     dims, accumulate = ctx.attrs["dims"], ctx.attrs["accumulate"]
     indices = ctx.inputs[1:]
