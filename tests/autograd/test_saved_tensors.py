@@ -479,3 +479,11 @@ def test_inplace_chains_raise_as_in_torch(name):
 @pytest.mark.parametrize("name", sorted(INPLACE_CHAINS))
 def test_the_chain_table_is_torchs(name):
     assert _chain_raises(torch, name) == INPLACE_CHAINS[name][1]
+
+
+def test_saved_tensors_lists_only_what_is_kept():
+    x = ember.randn(4, 3, requires_grad=True) * 1
+    y = nn.functional.batch_norm(x, None, None, training=True)
+    saved = y.grad_fn.saved_tensors
+    assert any(t is x for t in saved) and not any(t is y for t in saved)
+    assert all(t is not None for t in saved)
