@@ -83,3 +83,31 @@ def _overhead():
     b = ember.randn(100)
     ra = ember.randn(100, requires_grad=True)
     return {"ember": lambda: a * b, "ember[recorded]": lambda: ra * b}
+
+
+def _bn_relu_impls(inplace_ok: bool):
+    """Forward and backward of BatchNorm2d(32) + ReLU on a 16x32x16x16 float32 batch."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((16, 32, 16, 16)).astype(np.float32)
+
+    def make(nn, lib, inplace):
+        block = nn.Sequential(nn.BatchNorm2d(32), nn.ReLU(inplace=inplace))
+        leaf = lib.from_numpy(x).requires_grad_(True)
+        return lambda: block(leaf).sum().backward()
+
+    impls = {"ember": make(enn, ember, False)}
+    if inplace_ok:
+        impls["ember[inplace]"] = make(enn, ember, True)
+    if torch is not None:
+        impls["torch"] = make(torch.nn, torch, False)
+        impls["torch[inplace]"] = make(torch.nn, torch, True)
+    return impls
+
+
+@case("training/BatchNorm2d+ReLU fwd+bwd 16x32x16x16 f32", compare=(Compare("torch/ember", "torch", "ember"),))
+def _bn_relu():
+    try:  # ReLU(inplace=True) after batch norm: refused while batch norm saved its output
+        _bn_relu_impls(True)["ember[inplace]"]()
+        return _bn_relu_impls(True)
+    except RuntimeError:
+        return _bn_relu_impls(False)

@@ -74,15 +74,17 @@ class AutogradInterpreter(Interpreter):
             raise NotImplementedError(f"the derivative for '{op.name}' is not implemented (it is not registered beside the op)")
         saves = derivative.saves
         saved_inputs = None
+        keep = derivative.keep_inputs
         if saves == "inputs" or saves == "both":
-            if outputs is None:
+            if keep is not None:  # only the inputs the formula reads: writes into the others stay allowed
+                saved_inputs = _save_some(inputs, keep, outputs)
+            elif outputs is None:
                 saved_inputs = tuple([(t, t._storage._version) for t in inputs])  # graph.save_tensor, inlined
             else:  # an in-place op overwrites its input: save the old value, not the new
-                saved_inputs = tuple(
-                    save_tensor(t.clone() if any(t is o or t._storage is o._storage for o in outputs) else t) for t in inputs
-                )
-            for t, _ in saved_inputs:
-                t._storage._watched = True  # its in-place writes will note their file:line
+                saved_inputs = tuple([_save_input(t, outputs) for t in inputs])
+            for item in saved_inputs:
+                if item is not None:
+                    item[0]._storage._watched = True  # its in-place writes will note their file:line
         n = len(inputs)
         input_meta = None  # the node reads it off its saved inputs when asked
         if n == 2:  # the common binary op, without building lists
@@ -99,6 +101,8 @@ class AutogradInterpreter(Interpreter):
             next_functions = tuple([_edge(t) for t in inputs])
             if saved_inputs is None:
                 input_meta = tuple([(t._shape, t._dtype) for t in inputs])
+        if input_meta is None and keep is not None:  # a partial save cannot give every input's meta later
+            input_meta = tuple([(t._shape, t._dtype) for t in inputs])
         previous = _state.enabled
         _state.enabled = False
         try:
@@ -107,9 +111,14 @@ class AutogradInterpreter(Interpreter):
             _state.enabled = previous
         saved_outputs = None
         if saves == "outputs" or saves == "both":
-            saved_outputs = tuple([(t, t._storage._version) for t in results])
-            for t in results:
-                t._storage._watched = True
+            keep = derivative.keep_outputs
+            if keep is None:
+                saved_outputs = tuple([(t, t._storage._version) for t in results])
+            else:
+                saved_outputs = tuple([(t, t._storage._version) if i in keep else None for i, t in enumerate(results)])
+            for item in saved_outputs:
+                if item is not None:
+                    item[0]._storage._watched = True
         output_meta = ((results[0]._shape, results[0]._dtype),) if len(results) == 1 else tuple([(t._shape, t._dtype) for t in results])
         node = OpNode(op, attrs, next_functions, saved_inputs, saved_outputs, input_meta, output_meta)
         if target is not None:
@@ -251,3 +260,16 @@ def _user_site() -> str:
             return f"{code.co_filename}:{frame.f_lineno}"
         frame = frame.f_back
     return "<unknown>"
+
+
+def _save_input(t, outputs: tuple | None) -> tuple:
+    """``t`` with its version; a copy of its old value when an in-place op is about to overwrite it."""
+    if outputs is not None and any(t is o or t._storage is o._storage for o in outputs):
+        t = t.clone()
+    return save_tensor(t)
+
+
+def _save_some(inputs: tuple, keep: tuple, outputs: tuple | None) -> tuple:
+    """The inputs kept by ``keep`` = (positions, first position of a kept variadic tail); None elsewhere."""
+    positions, tail = keep
+    return tuple([_save_input(t, outputs) if i in positions or i >= tail else None for i, t in enumerate(inputs)])

@@ -132,7 +132,8 @@ class OpNode(Node):
     @property
     def saved_tensors(self) -> tuple:
         """The tensors this node keeps for its derivative (inputs, then outputs), version-checked."""
-        return self.unpack(self.saved_inputs or ()) + self.unpack(self.saved_outputs or ())
+        kept = self.unpack(self.saved_inputs or ()) + self.unpack(self.saved_outputs or ())
+        return tuple([t for t in kept if t is not None])  # (a partial save holds None for the others)
 
     def __getattr__(self, name: str):
         """PyTorch's names for saved values: ``_saved_self`` (the first input), ``_saved_<input>``

@@ -28,6 +28,7 @@ from .._core.shape import INT64_MAX, check_size, contiguous_strides
 from .._core.storage import Storage
 from .._core.tensor import Tensor
 from . import vm
+from .layout import output_strides
 from .opexpr import OpExpr
 
 __all__ = [
@@ -237,7 +238,15 @@ class EagerLocalInterpreter(Interpreter):
         # 3. outputs from the device's allocator (or the caller's, for in-place and out=)
         if outputs is None:
             if len(specs) == 1:
-                outputs = (new_output(specs[0], device),)
+                spec = specs[0]
+                if op.elementwise and n:  # the inputs' layout, unless the first is contiguous of the output's shape
+                    a = inputs[0]
+                    if a._stride != spec.stride or a._shape != spec.shape:
+                        outputs = (_output_like_inputs(spec, inputs, device),)
+                    else:
+                        outputs = (new_output(spec, device),)
+                else:
+                    outputs = (new_output(spec, device),)
             else:
                 outputs = tuple([new_output(spec, device) for spec in specs])
             written = None
@@ -316,6 +325,28 @@ def new_output(spec: OutputSpec, device: Device) -> Tensor:
     out.grad = None
     out.grad_fn = None
     return out
+
+
+def _output_like_inputs(spec: OutputSpec, inputs: tuple, device: Device) -> Tensor:
+    """A fresh output laid out as the inputs are (a transposed input gives a transposed output)."""
+    strides = output_strides(spec.shape, [(t._shape, t._stride) for t in inputs])
+    if strides == spec.stride:
+        return new_output(spec, device)
+    order = sorted(range(len(strides)), key=lambda d: -strides[d])  # outermost dim first
+    memory = _MEMORY_SPECS.get((spec, strides))
+    if memory is None:
+        if len(_MEMORY_SPECS) >= 1024:
+            _MEMORY_SPECS.clear()
+        memory = _MEMORY_SPECS[(spec, strides)] = OutputSpec(tuple(spec.shape[d] for d in order), spec.dtype)
+    out = new_output(memory, device)  # contiguous in memory order, then seen in the logical order
+    out._shape = spec.shape
+    out._stride = strides
+    if out._np is not None:
+        out._np = out._np.transpose([order.index(d) for d in range(len(order))])
+    return out
+
+
+_MEMORY_SPECS: dict = {}
 
 
 def _check_outputs(op: OpExpr, specs: tuple, outputs: tuple, device: Device) -> None:

@@ -37,7 +37,7 @@ class OpExpr:
     """A primitive op: type name, input/output names, and its registered rules."""
 
     __slots__ = (
-        "attr_key", "aux_outputs", "derivative", "differentiable", "infer", "inputs", "kernels", "name", "outputs",
+        "attr_key", "aux_outputs", "derivative", "differentiable", "elementwise", "infer", "inputs", "kernels", "name", "outputs",
         "right_identity", "row_wise", "sbp_rule", "shape_role", "strided", "tf_name", "view",
     )  # fmt: skip
 
@@ -60,6 +60,9 @@ class OpExpr:
         # Outputs that carry no gradient (a by-product the derivative reads, as ATen's
         # nll_loss_forward returns total_weight): autograd gives them no history.
         self.aux_outputs: tuple[int, ...] = ()
+        # An element-wise primitive: its fresh output takes its inputs' memory layout
+        # (TensorIterator's rule, dispatch/layout.py), not always the contiguous one.
+        self.elementwise = False
         self.tf_name: str | None = None
         self.row_wise: str | None = None
         self.right_identity: float | None = None
@@ -70,7 +73,7 @@ class OpExpr:
         OP_REGISTRY[name] = self
 
     def tag(self, *, tf_name: str | None = None, row_wise: str | None = None, right_identity=None, shape_role: str | None = None,
-            sbp: Callable | None = None) -> OpExpr:
+            sbp: Callable | None = None, elementwise: bool | None = None) -> OpExpr:
         """Say what graph mode and global tensors need to know of this primitive (see the module's
         docstring; ``sbp`` is the SBP rule, ``ember/ops/sbp_rules.py``); returns it."""
         if row_wise not in (None, "rows", "features"):
@@ -82,6 +85,7 @@ class OpExpr:
         self.right_identity = self.right_identity if right_identity is None else right_identity
         self.shape_role = shape_role or self.shape_role
         self.sbp_rule = sbp or self.sbp_rule
+        self.elementwise = self.elementwise if elementwise is None else elementwise
         return self
 
     def shape_rule(self, fn: Callable) -> Callable:
@@ -89,16 +93,33 @@ class OpExpr:
         self.infer = fn
         return fn
 
-    def grad_rule(self, saves: str = "inputs") -> Callable:
+    def grad_rule(self, saves: str | tuple = "inputs") -> Callable:
         """Decorator: register the derivative ``fn(ctx, *grad_outputs) -> grad per input``.
 
-        ``saves`` says what the backward node keeps: "inputs", "outputs", "both" or "none";
-        ``ctx.inputs`` / ``ctx.outputs`` give them back (version-checked), ``ctx.attrs`` the
-        attributes. Written with ember's ops, so it is itself differentiable.
+        ``saves`` says what the backward node keeps: "inputs", "outputs", "both" or "none", or
+        a tuple of input and output names (``("input", "weight", "mean", "var")``): only those,
+        as PyTorch's derivatives.yaml saves, so in-place writes to the others stay allowed.
+        ``ctx.inputs`` / ``ctx.outputs`` give them back (version-checked; None for one not
+        kept), ``ctx.attrs`` the attributes. Written with ember's ops, so it is itself
+        differentiable.
         """
+        keep_inputs = keep_outputs = None
+        if not isinstance(saves, str):
+            unknown = [n for n in saves if n not in self.inputs and n not in self.outputs]
+            both = [n for n in saves if n in self.inputs and n in self.outputs]
+            if unknown or both:
+                raise ValueError(f"grad_rule of '{self.name}': saves names {unknown or both}, not exactly one input or output of {self}")
+            # positions; a kept last input keeps every position from its own on (index's tensors)
+            keep_inputs = frozenset(i for i, n in enumerate(self.inputs) if n in saves)
+            tail = len(self.inputs) - 1 if self.inputs and self.inputs[-1] in saves else None
+            keep_inputs = (keep_inputs, tail if tail is not None else 1 << 30)
+            keep_outputs = frozenset(i for i, n in enumerate(self.outputs) if n in saves)
+            saves = ("both" if keep_outputs else "inputs") if keep_inputs[0] else ("outputs" if keep_outputs else "none")
 
         def register(fn: Callable) -> Callable:
             fn.saves = saves
+            fn.keep_inputs = keep_inputs  # None: every input (or output) when saves says so
+            fn.keep_outputs = keep_outputs
             self.derivative = fn
             return fn
 

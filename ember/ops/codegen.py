@@ -235,7 +235,10 @@ def _function_source(entry: OpEntry, index_base: int) -> tuple[str, list[Signatu
     params, star = [], False
     for p, default in union:
         if p is varargs:
-            params.append(f"*{p.name}")
+            if p.type.base == "IntList":  # zeros(2, 3), zeros((2, 3)) and zeros(size=(2, 3)), as PyTorch
+                params.extend((f"*_e_{p.name}", f"{p.name}=_e_MISSING"))
+            else:
+                params.append(f"*{p.name}")
             star = True
             continue
         if p.kw_only and not star:
@@ -260,6 +263,10 @@ def _function_source(entry: OpEntry, index_base: int) -> tuple[str, list[Signatu
         if varargs.type.base == "TensorList":
             lines.append(f"    if len({n}) == 1 and not isinstance({n}[0], _e_Tensor): {n} = {n}[0]  # one sequence, or varargs")
         else:
+            lines.append(f"    if {n} is _e_MISSING: {n} = _e_{n}")
+            multiple = f"{entry.name}() got multiple values for argument '{n}'"
+            lines.append(f"    elif _e_{n}: raise TypeError({multiple!r})")
+            lines.append(f"    else: {n} = ({n},)  # by keyword: one value, a sequence or an int")
             lines.append(f"    if len({n}) == 1 and type({n}[0]) is not int: {n} = {n}[0]  # one sequence, or varargs")
             # zero varargs is the size left out, not an empty size (that is ``ones(())``)
             missing = f'{entry.name}() missing 1 required positional arguments: "{n}"'

@@ -54,7 +54,7 @@ unary("relu", "Relu", kinds=REAL_NO_BOOL).tag(tf_name="Relu", sbp=sbp_rules.mono
 
 # relu's input gradient in one kernel, for backward without create_graph: one dispatch in place
 # of a comparison and a product (``g * (y > 0)`` is what double backward differentiates)
-_THRESHOLD_BACKWARD = OpExpr("threshold_backward", ("grad_output", "output"), ("grad_input",)).tag(sbp=sbp_rules.threshold_backward)
+_THRESHOLD_BACKWARD = OpExpr("threshold_backward", ("grad_output", "output"), ("grad_input",)).tag(sbp=sbp_rules.threshold_backward, elementwise=True)
 _THRESHOLD_BACKWARD.differentiable = False  # used only where no graph is recorded (grad mode off)
 _THRESHOLD_BACKWARD.attr_key = lambda attrs: None  # the rule reads no attribute
 

@@ -60,7 +60,7 @@ def _scaled_scalar(input, other, alpha, op: str):
     return other * alpha
 
 
-_add_alpha = OpExpr("add_alpha", ("input", "other"), ("out",)).tag(sbp=sbp_rules.add_alpha)  # input + alpha * other
+_add_alpha = OpExpr("add_alpha", ("input", "other"), ("out",)).tag(sbp=sbp_rules.add_alpha, elementwise=True)  # input + alpha * other
 
 
 @_add_alpha.shape_rule

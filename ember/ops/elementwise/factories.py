@@ -57,7 +57,7 @@ def unary(
     the primitive's attributes); ``check(attrs, dtype)``: further argument checks.
     Registers ``Name(x, *attrs, out)`` and ``NameInplace(x, *attrs, inplace)``.
     """
-    op = OpExpr(name, ("x",), ("y",)).tag(sbp=sbp_rules.elementwise)
+    op = OpExpr(name, ("x",), ("y",)).tag(sbp=sbp_rules.elementwise, elementwise=True)
     public = public or name
 
     @op.shape_rule
@@ -121,8 +121,8 @@ def binary(
     a_dtype, b_dtype_or_scalar, promoted)``: further checks (the scalar primitive passes the
     Python scalar in place of the second dtype).
     """
-    op = OpExpr(name, ("input", "other"), ("out",)).tag(sbp=sbp_rules.elementwise)
-    scalar_op = OpExpr(name + "_scalar", ("input",), ("out",)).tag(sbp=sbp_rules.elementwise)
+    op = OpExpr(name, ("input", "other"), ("out",)).tag(sbp=sbp_rules.elementwise, elementwise=True)
+    scalar_op = OpExpr(name + "_scalar", ("input",), ("out",)).tag(sbp=sbp_rules.elementwise, elementwise=True)
     if check is None:
         scalar_op.attr_key = _scalar_type  # a weak scalar promotes by its type, never its value
     public = public or name

@@ -142,7 +142,7 @@ def _fmin_scalar_grad(ctx, g):
 
 
 # clamp: scalars are attributes (weak in promotion); tensor bounds go through maximum/minimum.
-_clamp_op = OpExpr("clamp", ("x",), ("y",)).tag(sbp=sbp_rules.clamp_like)
+_clamp_op = OpExpr("clamp", ("x",), ("y",)).tag(sbp=sbp_rules.clamp_like, elementwise=True)
 
 
 @_clamp_op.shape_rule

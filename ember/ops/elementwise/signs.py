@@ -91,7 +91,7 @@ def _copysign_self(g, x, y):
     return F.where(x == 0, 0.0, g * (y / x))
 
 
-@binary_grad("copysign", saves="both")
+@binary_grad("copysign", saves=("input", "out"))
 def _copysign_grad(ctx, g, want_a, want_b):
     a, _ = ctx.inputs
     (y,) = ctx.outputs

@@ -70,10 +70,13 @@ declare(
 unary("erfinv", "Erfinv", kinds=REAL, result=to_float)
 
 
-@unary_grad("erfinv", saves="outputs")
+@unary_grad("erfinv")
 def _erfinv_grad(ctx, g):
-    (y,) = ctx.outputs  # d/dx erfinv(x) = sqrt(pi) / 2 * exp(erfinv(x)^2)
-    return g * (_SQRT_PI_OVER_TWO * _F().exp(y * y))
+    # d/dx erfinv(x) = sqrt(pi) / 2 * exp(erfinv(x)^2), recomputed from the input as PyTorch does
+    (x,) = ctx.inputs  # (so writing over the result in place stays allowed, and writing over x does not)
+    F = _F()
+    y = F.erfinv(x)
+    return g * (_SQRT_PI_OVER_TWO * F.exp(y * y))
 
 
 declare(

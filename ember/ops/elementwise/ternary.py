@@ -22,7 +22,7 @@ from .kinds import INEXACT, check_kinds
 
 declare = schema_family("elementwise")
 
-_where_op = OpExpr("where", ("condition", "input", "other"), ("out",)).tag(tf_name="Select", sbp=sbp_rules.where)
+_where_op = OpExpr("where", ("condition", "input", "other"), ("out",)).tag(tf_name="Select", sbp=sbp_rules.where, elementwise=True)
 
 
 @_where_op.shape_rule
@@ -65,7 +65,7 @@ declare(
 FUNCTORS["Where"] = _where
 
 
-@_where_op.grad_rule()
+@_where_op.grad_rule(saves=("condition",))
 def _where_grad(ctx, g):
     c = ctx.inputs[0]
     F = _F()
@@ -74,8 +74,8 @@ def _where_grad(ctx, g):
     return None, ga, gb
 
 
-_lerp_op = OpExpr("lerp", ("input", "end", "weight"), ("out",)).tag(sbp=sbp_rules.lerp)
-_lerp_scalar_op = OpExpr("lerp_scalar", ("input", "end"), ("out",)).tag(sbp=sbp_rules.lerp)
+_lerp_op = OpExpr("lerp", ("input", "end", "weight"), ("out",)).tag(sbp=sbp_rules.lerp, elementwise=True)
+_lerp_scalar_op = OpExpr("lerp_scalar", ("input", "end"), ("out",)).tag(sbp=sbp_rules.lerp, elementwise=True)
 
 
 def _check_lerp(a, b, weight):

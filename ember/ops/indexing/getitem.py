@@ -1,8 +1,10 @@
 """``t[key]`` and ``t[key] = value``, and PyTorch's spellings of them (``index``, ``index_put``).
 
-``t[key]`` follows NumPy: a basic key (ints, slices, None, ...) gives a view (the ``getitem``
+``t[key]`` follows PyTorch: a basic key (ints, slices, None, ...) gives a view (the ``getitem``
 view op); integer or boolean tensors, arrays and lists make the key advanced, and the result is
-a copy (the ``index`` primitive over the basic part's view). ``t[key] = value`` writes into the
+a copy (the ``index`` primitive over the basic part's view). The ints of an advanced key select
+in that view first, so where the indexed dims go is NumPy's rule over the tensor indices alone
+(``y[0, :, idx]`` keeps idx's dims in place; NumPy would put them first). ``t[key] = value`` writes into the
 basic part's view with ``index_put`` (``index_put_scalar`` for a number). Out-of-bounds indices
 raise ``IndexError``; negative ones count from the end. The keys are parsed in ``keys.py``.
 
@@ -45,7 +47,7 @@ declare(
     "Tensor (Tensor input, Object key) => GetItem",
     op=("getitem", "index"), operators=("__getitem__",),
     doc="""
-    input[key] with NumPy's rules: ints, slices, None and ... give a view; integer or boolean
+    input[key] with PyTorch's rules: ints, slices, None and ... give a view; integer or boolean
     tensors, arrays and lists (advanced indexing) give a copy.
 
     >>> t = ember.tensor([[0, 1, 2], [3, 4, 5]])
@@ -121,7 +123,7 @@ def _infer_index(attrs, x, *indices):
     return ((index_result_shape(x._shape, dims, [t._shape for t in indices]), x._dtype),)
 
 
-@_INDEX.grad_rule(saves="inputs")
+@_INDEX.grad_rule(saves=("indices",))  # the index tensors, not the tensor indexed
 def _index_grad(ctx, g):
     indices = ctx.inputs[1:]
     return (_accumulate_into_zeros(ctx.input_meta[0], g, ctx.attrs["dims"], indices), *(None for _ in indices))
@@ -307,7 +309,7 @@ def _zero_at(g, dims: tuple, indices: tuple):
     return g * mask
 
 
-@_INDEX_PUT.grad_rule(saves="inputs")
+@_INDEX_PUT.grad_rule(saves=("indices",))  # not the tensor written nor the values: no copy of either is kept
 def _index_put_grad(ctx, g):
     dims, accumulate = ctx.attrs["dims"], ctx.attrs["accumulate"]
     indices = ctx.inputs[2:]
@@ -319,7 +321,7 @@ def _index_put_grad(ctx, g):
     return grad_input, _fit_values(gathered, values_shape), *(None for _ in indices)
 
 
-@_INDEX_PUT_SCALAR.grad_rule(saves="inputs")
+@_INDEX_PUT_SCALAR.grad_rule(saves=("indices",))
 def _index_put_scalar_grad(ctx, g):
     dims, accumulate = ctx.attrs["dims"], ctx.attrs["accumulate"]
     indices = ctx.inputs[1:]

@@ -247,7 +247,8 @@ def classify(item, device):
 
 
 def plan(x: Tensor, key, op: str):
-    """Split an advanced key into the basic key of a view and (view dim, index tensor) pairs."""
+    """Split an advanced key into the basic key of a view and (view dim, index tensor) pairs.
+    Ints go into the basic key (PyTorch selects with them first), not into the pairs."""
     items = key if type(key) is tuple else (key,)
     device = x._storage._device
     classified = [classify(item, device) for item in items]
@@ -288,10 +289,8 @@ def plan(x: Tensor, key, op: str):
             size = x._shape[d]
             if not -size <= item < size:
                 raise IndexError(f"index {item} is out of bounds for dimension {d} with size {size}")
-            basic_key.append(full)
-            pairs.append((v, index_tensor(np.asarray(item, dtype=np.int64), device)))
+            basic_key.append(item)  # PyTorch selects with an int first (NumPy would make it an index)
             d += 1
-            v += 1
         elif kind == "bool0":
             basic_key.append(None)
             pairs.append((v, index_tensor(np.zeros(1, dtype=np.int64) if item else _INT64_EMPTY, device)))

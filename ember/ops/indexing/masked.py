@@ -78,13 +78,13 @@ def _infer_masked_fill_tensor(attrs, x, mask, value):
     return _infer_masked_fill(attrs, x, mask)
 
 
-@_MASKED_FILL.grad_rule(saves="inputs")
+@_MASKED_FILL.grad_rule(saves=("mask",))
 def _masked_fill_grad(ctx, g):
     mask = ctx.inputs[1]
     return sum_to(_F().masked_fill(g, mask, 0), ctx.input_meta[0][0]), None
 
 
-@_MASKED_FILL_TENSOR.grad_rule(saves="inputs")
+@_MASKED_FILL_TENSOR.grad_rule(saves=("mask",))
 def _masked_fill_tensor_grad(ctx, g):
     F = _F()
     mask = ctx.inputs[1]

@@ -76,7 +76,7 @@ def _infer_sort(attrs, x):
     return ((x._shape, x._dtype), (x._shape, _dt.int64))
 
 
-_SORT.grad_rule(saves="outputs")(_value_selecting_grad)
+_SORT.grad_rule(saves=("indices",))(_value_selecting_grad)
 
 
 declare(
@@ -127,7 +127,7 @@ def _infer_topk(attrs, x):
     return ((shape, x._dtype), (shape, _dt.int64))
 
 
-_TOPK.grad_rule(saves="outputs")(_value_selecting_grad)
+_TOPK.grad_rule(saves=("indices",))(_value_selecting_grad)
 
 
 declare(

@@ -177,12 +177,13 @@ def linalg_solve(A, B, left=True, out=None):
     return run(SOLVE, (A, B), {"left": left}, out)
 
 
-@SOLVE.grad_rule(saves="both")
+@SOLVE.grad_rule(saves=("A", "out"))  # B is not needed: PyTorch keeps A, its LU and the result
 def _solve_grad(ctx, g):
-    A, B = ctx.inputs
+    A, _ = ctx.inputs
+    b_shape = ctx.input_meta[1][0]
     (X,) = ctx.outputs
     LA = linalg_functions()
-    if _solve_is_vector(A._shape, B._shape):
+    if _solve_is_vector(A._shape, b_shape):
         gB = LA.solve(adjoint(A), g.unsqueeze(-1))
         gA = -(gB @ adjoint(X.unsqueeze(-1)))
         gB = gB.squeeze(-1)
@@ -192,7 +193,7 @@ def _solve_grad(ctx, g):
     else:
         gB = LA.solve(adjoint(A), g, left=False)
         gA = -(adjoint(X) @ gB)
-    return sum_to(gA, A._shape), sum_to(gB, B._shape)
+    return sum_to(gA, A._shape), sum_to(gB, b_shape)
 
 
 # --- matrix_power -------------------------------------------------------------------------
@@ -213,7 +214,7 @@ def _matrix_power_infer(attrs, A):
 
 declare(
     "matrix_power",
-    "Tensor (Tensor A, Int n) => LinalgMatrixPower",
+    "Tensor (Tensor input, Int n) => LinalgMatrixPower",  # (linalg.matrix_power names it A)
     method=True, out=True, op="linalg_matrix_power",
     doc="The ``n``-th power of a (batch of) square matrices; negative ``n`` inverts first.",
 )

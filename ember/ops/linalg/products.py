@@ -190,7 +190,7 @@ def mv(input, vec, out=None):
 
 declare(
     "dot",
-    "Tensor (Tensor input, Tensor other) => Dot",
+    "Tensor (Tensor input, Tensor tensor) => Dot",  # (PyTorch names the second one tensor)
     method=True, out=True, op="matmul",
     doc="""
     The dot product of two 1-D tensors of the same dtype (no conjugation).

@@ -168,8 +168,9 @@ def _nll_grad(ctx, g):
         ts = F.where(valid, target, 0)
         vf = valid.to(x._dtype)
         wt = vf if weight is None else F.take(weight, ts) * vf
-        if reduction == "mean":
-            scale = g / wt.sum()
+        if reduction == "mean":  # every target ignored: the loss is 0/0 (NaN), its gradient zero, as PyTorch's
+            total = wt.sum()
+            scale = g / F.where(total == 0, 1.0, total)
         elif reduction == "sum":
             scale = g
         else:

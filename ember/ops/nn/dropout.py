@@ -57,7 +57,7 @@ def _dropout_infer(attrs, x):
     return ((x._shape, x._dtype), (attrs["mask_shape"], _dt.bool_))
 
 
-@_DROPOUT.grad_rule(saves="outputs")
+@_DROPOUT.grad_rule(saves=("mask",))  # the mask only: dropout(inplace=True) may be written over
 def _dropout_grad(ctx, g, _g_mask=None):
     _, mask = ctx.outputs
     p = ctx.attrs["p"]

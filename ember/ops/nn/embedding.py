@@ -63,7 +63,7 @@ def _embedding_renorm_infer(attrs, w, idx):
     return ((w._shape, w._dtype),)
 
 
-@_EMBEDDING.grad_rule(saves="inputs")
+@_EMBEDDING.grad_rule(saves=("indices",))
 def _embedding_grad(ctx, g):
     F = _F()
     _, idx = ctx.inputs
@@ -81,7 +81,7 @@ def _embedding_grad(ctx, g):
 
 declare(
     "one_hot",
-    "Tensor (Tensor tensor, Int num_classes=-1) => OneHot",
+    "Tensor (Tensor input, Int num_classes=-1) => OneHot",  # (its documentation says tensor; the binding takes input)
     differentiable=False,
     doc="""
     int64 one-hot encoding along a new last dimension (``num_classes=-1``: max + 1).

@@ -102,7 +102,10 @@ def _batch_norm_infer(attrs, x, *params):
     return ((x._shape, x._dtype), stat, stat)
 
 
-@_BATCH_NORM.grad_rule(saves="both")
+# PyTorch's native_batch_norm saves its input, parameters and statistics, never its output: so
+# BatchNorm followed by ReLU(inplace=True) works. (Inputs are positional: in training without
+# running statistics the kept positions also take the bias, which nothing writes in place.)
+@_BATCH_NORM.grad_rule(saves=("input", "running_mean", "running_var", "weight", "mean", "var"))
 def _batch_norm_grad(ctx, g, g_mean=None, g_var=None):
     attrs = ctx.attrs
     inputs = list(ctx.inputs)

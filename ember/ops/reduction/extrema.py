@@ -125,8 +125,8 @@ def _dim_extremum_grad(ctx, g, g_indices=None):
 
 MAX_DIM = _dim_index("max_dim").tag(sbp=sbp_rules.reduction.local_reduction_2)
 MIN_DIM = _dim_index("min_dim").tag(sbp=sbp_rules.reduction.local_reduction_2)
-MAX_DIM.grad_rule(saves="outputs")(_dim_extremum_grad)
-MIN_DIM.grad_rule(saves="outputs")(_dim_extremum_grad)
+MAX_DIM.grad_rule(saves=("indices",))(_dim_extremum_grad)
+MIN_DIM.grad_rule(saves=("indices",))(_dim_extremum_grad)
 
 
 def _full_extremum(op: OpExpr, name: str):

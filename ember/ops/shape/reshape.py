@@ -69,7 +69,11 @@ def _looks_like_dtype(x) -> bool:
     return type(x) is not int and _views._looks_like_dtype(x)
 
 
-def _view_method(self, *shape):
+def _view_method(self, *shape, size=None, dtype=None):
+    if size is not None or dtype is not None:  # ``t.view(size=(2, 3))``, ``t.view(dtype=ember.int32)``, as PyTorch
+        if shape or (size is not None and dtype is not None):
+            raise TypeError("view() received an invalid combination of arguments: give one size or one dtype")
+        return view(self, (size if size is not None else dtype,))
     if not shape:  # ``t.view()``: the size left out, not an empty size (that is ``t.view(())``)
         raise TypeError('view() missing 1 required positional arguments: "size"')
     return view(self, shape)

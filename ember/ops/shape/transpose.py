@@ -25,11 +25,22 @@ __all__: list[str] = []
 declare(
     "transpose",
     "Tensor (Tensor input, Int dim0, Int dim1) => Transpose",
-    method=True, aliases=("swapaxes", "swapdims"),
+    method=True, aliases=("swapdims",),
     doc="""
     Dimensions dim0 and dim1 swapped (a view).
 
     >>> ember.zeros(2, 3, 4).transpose(0, 2).shape
+    ember.Size([4, 3, 2])
+    """,
+)
+declare(
+    "swapaxes",
+    "Tensor (Tensor input, Int axis0, Int axis1) => Transpose",
+    method=True, op="transpose",
+    doc="""
+    transpose under NumPy's name, with NumPy's argument names (a view).
+
+    >>> ember.swapaxes(ember.zeros(2, 3, 4), axis0=0, axis1=2).shape
     ember.Size([4, 3, 2])
     """,
 )

@@ -50,43 +50,100 @@ def test_basic_indexing_is_a_view_and_advanced_a_copy():
     assert t[1, 2].item() == 5.0
 
 
-# NumPy's rule for where the indexed dims go, including ints next to arrays (which PyTorch
-# handles differently: ember follows NumPy)
-NUMPY_KEYS = [
-    (0, slice(None), [0, 1]),
-    ([0, 1], slice(None), [2, 0]),
-    (slice(None), [1, 0], [3, 2]),
-    (Ellipsis, [[1], [0]], [0, 3]),
-    (None, [1], None, 0),
-    ([1, 0], None, 2),
-    (slice(None), True, [0, 1]),
-    (False, Ellipsis),
-    (np.array([[True, False, True, True]] * 3),),
-    (slice(1, None), np.array([True, False, True, False])),
-    ([-1, -3], -2),
-    (np.int64(1), [2, 2, 0]),
+# Where the indexed dims go: NumPy's rule, after PyTorch's first step: ints (and 0-d integer
+# tensors) select before the tensor indices apply, so an int between a slice and an index does
+# not send the index's dims to the front as in NumPy. Each key with its NumPy equivalent
+# x[basic][advanced] (basic gives a view, so writing through it lands in x), or None: the key
+# itself, which has no int beside an index.
+_ = slice(None)
+TORCH_KEYS = [
+    ((0, _, [0, 1]), (0, (_, [0, 1]))),
+    (([0, 1], _, [2, 0]), None),
+    ((_, [1, 0], [3, 2]), None),
+    ((Ellipsis, [[1], [0]], [0, 3]), None),
+    ((None, [1], None, 0), ((_, 0), (None, [1], None))),
+    (([1, 0], None, 2), ((_, 2), ([1, 0], None))),
+    ((_, True, [0, 1]), None),
+    ((False, Ellipsis), None),
+    ((np.array([[True, False, True, True]] * 3),), None),
+    ((slice(1, None), np.array([True, False, True, False])), None),
+    (([-1, -3], -2), ((_, -2), [-1, -3])),
+    ((np.int64(1), [2, 2, 0]), (1, [2, 2, 0])),
+    ((_, 0, [1, 0]), ((_, 0), (_, [1, 0]))),
+    ((1, _, [[0, 2], [3, 1]]), (1, (_, [[0, 2], [3, 1]]))),
+    (([1, 0], _, 0), ((_, _, 0), ([1, 0], _))),
 ]
 
 
-@pytest.mark.parametrize("key", NUMPY_KEYS, ids=range(len(NUMPY_KEYS)))
-def test_advanced_keys_follow_numpy(key):
-    x = np.arange(24, dtype=np.int32).reshape(2, 3, 4)[:, :, :] if len(key) > 2 else np.arange(12, dtype=np.int32).reshape(3, 4)
+@pytest.mark.parametrize(("key", "equivalent"), TORCH_KEYS, ids=range(len(TORCH_KEYS)))
+def test_advanced_keys_put_dims_where_torch_does(key, equivalent):
+    x = np.arange(24, dtype=np.int32).reshape(2, 3, 4) if len(key) > 2 else np.arange(12, dtype=np.int32).reshape(3, 4)
     if key and isinstance(key[0], np.ndarray) and key[0].ndim == 2:
         x = np.arange(12, dtype=np.int32).reshape(3, 4)
     t = ember.from_numpy(x)
-    expected = x[key]
+    expected = x[key] if equivalent is None else x[equivalent[0]][equivalent[1]]
     assert_same(t[key], expected)
     ekey = tuple(ember.tensor(k) if isinstance(k, (list, np.ndarray)) else k for k in key)
     assert_same(t[ekey], expected)
-    y = x.copy()
-    y[key] = -1
-    t2 = ember.from_numpy(x.copy())
-    t2[key] = -1
-    assert_same(t2, y)
     written = np.arange(expected.size, dtype=np.int32).reshape(expected.shape)
-    y[key] = written
+    y = x.copy()
+    if equivalent is None:
+        y[key] = written
+    else:
+        y[equivalent[0]][equivalent[1]] = written
+    t2 = ember.from_numpy(x.copy())
     t2[key] = ember.from_numpy(written)
     assert_same(t2, y)
+
+
+# keys on a (2, 3, 4, 5) tensor mixing ints, slices, None, ..., bools, masks and index tensors
+# (lists here; tensors in the test), compared with torch: values, gradients, setitem, index_put
+MIXED_KEYS = {
+    "0,:,idx": (0, _, [1, 0, 2]),
+    "idx,:,0": ([1, 0], _, 0),
+    ":,0,:,idx": (_, 0, _, [1, 3]),
+    "0,:,idx2d": (0, _, [[1, 0], [2, 3]]),
+    "idx,:,idx_broadcast": ([[1], [0]], _, [1, 2, 3]),
+    ":,idx,:,idx": (_, [1, 0], _, [2, 1]),
+    ":,0,idx": (_, 0, [1, 0]),
+    "mask,:,0": ([True, False], _, 0),
+    "0,mask,:,idx": (0, [True, False, True], _, [1, 2]),
+    "...,idx,0": (Ellipsis, [1, 2], 0),
+    "0,...,idx": (0, Ellipsis, [1, 2]),
+    "None,0,:,idx": (None, 0, _, [1, 0]),
+    "0,None,idx": (0, None, [1, 0]),
+    "0,:,idx,0": (0, _, [1, 2], 0),
+    "1:,0,:,idx": (slice(1, None), 0, _, [1, 2]),
+    "0,:,mask": (0, _, [True, False, True, False]),
+    "0,:,:,True": (0, _, _, True),
+    "mask2d,:,0": ([[True, False, True], [False, True, True]], _, 0),
+}
+
+
+@needs_torch
+@pytest.mark.parametrize("name", sorted(MIXED_KEYS))
+def test_mixed_keys_match_torch(name):
+    base = np.arange(120, dtype=np.float64).reshape(2, 3, 4, 5)
+    results = []
+    for lib in (ember, torch):
+        key = tuple(lib.tensor(k) if isinstance(k, list) else k for k in MIXED_KEYS[name])
+        x = lib.tensor(base, requires_grad=True)
+        out = x[key]
+        weights = lib.tensor(np.arange(out.numel(), dtype=np.float64).reshape(tuple(out.shape)))
+        (out * weights).sum().backward()
+        written = lib.tensor(base.copy())
+        written[key] = weights + 1000
+        results.append((out.detach().numpy(), x.grad.numpy(), written.numpy()))
+    for got, want in zip(*results, strict=True):
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+
+
+def test_index_put_with_a_tensor_key_is_setitem():
+    x = ember.zeros(2, 3, 4)
+    i, j = ember.tensor([1, 0]), ember.tensor([2, 1])
+    x.index_put_((i, ember.tensor([0, 1]), j), ember.tensor([5.0, 6.0]))
+    assert x[1, 0, 2].item() == 5.0 and x[0, 1, 1].item() == 6.0 and x.sum().item() == 11.0
 
 
 @OPS

@@ -232,6 +232,62 @@ def test_padding_targets_of_the_default_ignore_index(op, reduction):
 
 
 
+# every sibling of padding targets: K-dim inputs, a 1-D input whose one target is ignored, weights,
+# label smoothing, a custom ignore_index, every reduction, and a batch whose targets are all ignored
+_PADDED_TARGETS = {
+    "2d": ((5, 4), [0, -100, 3, 1, -100]),
+    "2d_all_ignored": ((3, 4), [-100, -100, -100]),
+    "k_dim": ((2, 3, 2, 2), [[[0, -100], [2, 1]], [[-100, -100], [1, 0]]]),
+    "1d": ((4,), -100),
+}
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("case", sorted(_PADDED_TARGETS))
+@pytest.mark.parametrize("options", ["plain", "weight", "smoothing", "weight_smoothing", "ignore_1", "nll", "nll_weight"])
+def test_ignored_targets_in_every_form(case, reduction, options):
+    shape, target = _PADDED_TARGETS[case]
+    if options.startswith("nll") and len(shape) == 1:
+        return  # (nll_loss on a 1-D input is covered above; the log_softmax below needs a class dim)
+    n_classes = shape[0] if len(shape) == 1 else shape[1]
+    kwargs = {"reduction": reduction}
+    if "weight" in options:
+        kwargs["weight"] = np.linspace(0.5, 2.0, n_classes)
+    if "smoothing" in options:
+        kwargs["label_smoothing"] = 0.2
+    if options == "ignore_1":
+        kwargs["ignore_index"] = 1
+    x = RNG.standard_normal(shape)
+    projection = RNG.standard_normal(shape[:1] + shape[2:] if reduction == "none" and len(shape) > 1 else ())
+
+    def run(lib, functional):
+        a = lib.tensor(x, requires_grad=True)
+        args = {k: lib.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
+        if options.startswith("nll"):
+            loss = functional.nll_loss(a.log_softmax(1), lib.tensor(target), **args)
+        else:
+            loss = functional.cross_entropy(a, lib.tensor(target), **args)
+        (loss * lib.tensor(projection)).sum().backward()
+        return loss.detach().numpy(), a.grad.numpy()
+
+    if options == "ignore_1" and (np.asarray(target) == -100).any():  # -100 is then a class index, out of range
+        for lib, functional in ((ember, F), (torch, TF)) if torch is not None else ((ember, F),):
+            with pytest.raises(IndexError, match="Target -100 is out of bounds"):
+                run(lib, functional)
+        return
+    loss, grad = run(ember, F)
+    ignored = np.asarray(target) == kwargs.get("ignore_index", -100)
+    class_dim_last = np.moveaxis(grad, 1, -1) if grad.ndim > 1 else grad[None]
+    # an ignored target takes no gradient; every row's gradient sums to zero (softmax)
+    np.testing.assert_allclose(class_dim_last[np.broadcast_to(ignored, class_dim_last.shape[:-1])], 0.0)
+    np.testing.assert_allclose(class_dim_last.sum(-1), 0.0, atol=1e-12)
+    assert np.isfinite(grad).all()  # all targets ignored under "mean": the loss is NaN, its gradient zero
+    if torch is not None:
+        expected_loss, expected_grad = run(torch, TF)
+        np.testing.assert_allclose(loss, expected_loss, rtol=1e-12, equal_nan=True)
+        np.testing.assert_allclose(grad, expected_grad, rtol=1e-10, atol=1e-14)
+
+
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 @pytest.mark.parametrize("op", ["cross_entropy", "nll_loss"])
 def test_nll_fast_path_matches_general(op, reduction):
