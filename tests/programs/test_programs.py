@@ -28,12 +28,7 @@ PROGRAMS = {
     "graph_net": [],
     "metric_learning": [],
     "policy_gradient": [],
-    "resnet": [
-        pytest.mark.xfail(
-            strict=False,
-            reason="BatchNorm2d's backward needs the output that ReLU(inplace=True) and `out +=` overwrite",
-        )
-    ],
+    "resnet": [],
     "seq2seq": [],
     "signal_denoiser": [],
     "unet": [],
