@@ -50,6 +50,21 @@ from ._core.dtype import (
     uint64,
 )
 from ._core.generator import Generator, default_generator, initial_seed, manual_seed, seed
+from ._core.legacy_types import (
+    BFloat16Tensor,
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    ComplexDoubleTensor,
+    ComplexFloatTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+    set_default_tensor_type,
+)
 from ._core.printing import get_printoptions, printoptions, set_printoptions
 from ._core.shape import Size, broadcast_shapes
 from ._core.storage import Storage, UntypedStorage
@@ -152,6 +167,19 @@ def is_tensor(obj: object) -> bool:
 
 
 __all__ = [
+    "BFloat16Tensor",
+    "BoolTensor",
+    "ByteTensor",
+    "CharTensor",
+    "ComplexDoubleTensor",
+    "ComplexFloatTensor",
+    "DoubleTensor",
+    "FloatTensor",
+    "HalfTensor",
+    "IntTensor",
+    "LongTensor",
+    "ShortTensor",
+    "set_default_tensor_type",
     "DType",
     "Device",
     "Size",
