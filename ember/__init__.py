@@ -10,7 +10,7 @@ write-ups describe: dumb storages, strided views, allocators, zero-copy borders.
 True
 """
 
-from . import array_api, autograd, distributed, graph, io, linalg, memory, nn, ops, optim, sparse, utils
+from . import array_api, autograd, distributed, graph, io, linalg, memory, nn, ops, optim, sparse, special, utils
 from ._core.allocator import empty_cache, memory_stats, reset_peak_memory_stats
 from ._core.device import Device, device
 from ._core.dtype import (
@@ -245,7 +245,7 @@ __all__ = [
 # TensorFlow 1's sparse names (ember.SparseTensor, ...; ember.sparse has TensorFlow 2's)
 __all__ += [*graph.__all__, *sparse.__all__, "graph", "sparse"]
 __all__ += ["placement", "sbp"]
-__all__ += ["Generator", "array_api", "autograd", "distributed", "enable_grad", "inference_mode", "is_grad_enabled", "nn", "no_grad", "optim", "set_grad_enabled", "utils", "default_generator", "explain", "initial_seed", "linalg", "manual_seed", "ops", "seed", "trace", "vm"]
+__all__ += ["Generator", "array_api", "autograd", "distributed", "enable_grad", "inference_mode", "is_grad_enabled", "nn", "no_grad", "optim", "set_grad_enabled", "utils", "default_generator", "explain", "initial_seed", "linalg", "manual_seed", "ops", "seed", "special", "trace", "vm"]
 
 # Every public op of the schema: ember.relu, ember.add, ... The schema is the list; the
 # generated functions are bound here by name rather than copied into a hand-kept import.

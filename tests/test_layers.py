@@ -35,6 +35,7 @@ FLOORS = {
     "sparse": 6,
     "array_api": 7,
     "linalg": 7,
+    "special": 7,
     "io": 7,
     "memory": 7,
     "nn": 8,

@@ -85,5 +85,14 @@ LENIENT = [({entry} if isinstance(entry, str) else entry, re.compile(pattern), w
 # None for an argument ember declares optional means its default
 NONE_MEANS_DEFAULT = re.compile(r"NoneType")
 
+# entries whose value at an infinite input or at a pole (0, a negative integer) is the limit in
+# ember and an artifact in torch: compared by shape and dtype only when the input holds such values
+LIMITS = {
+    "i0": "torch's Chebyshev series gives nan at +-inf; ember gives the limit, inf",
+    "special.i1": "torch's Chebyshev series gives nan at +-inf; ember gives the limit, +-inf",
+    "polygamma": "at a pole torch's reflection divides by sin(pi x) rounded off 0 (a huge finite value); ember gives inf",
+    "Tensor.polygamma": "as polygamma",
+}
+
 # torch callables for entries whose torch namesake is not found by name
 TORCH_NAMES = {"unfold": "Tensor.unfold", "index": None}
