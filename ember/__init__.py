@@ -157,6 +157,20 @@ placement = _global.placement  # OneFlow's names for global tensors: ember.place
 sbp = _global.sbp
 
 
+def is_floating_point(input: Tensor) -> bool:  # noqa: A002 - PyTorch's name
+    """Whether input's dtype is a floating one (``torch.is_floating_point``).
+
+    >>> is_floating_point(tensor([1.0])), is_floating_point(tensor([1]))
+    (True, False)
+    """
+    return input.is_floating_point()
+
+
+def is_complex(input: Tensor) -> bool:  # noqa: A002 - PyTorch's name
+    """Whether input's dtype is a complex one (``torch.is_complex``)."""
+    return input.is_complex()
+
+
 def is_tensor(obj: object) -> bool:
     """True for ember tensors.
 
@@ -180,6 +194,8 @@ __all__ = [
     "LongTensor",
     "ShortTensor",
     "set_default_tensor_type",
+    "is_complex",
+    "is_floating_point",
     "DType",
     "Device",
     "Size",

@@ -109,6 +109,21 @@ class Tensor:
     def dim(self) -> int:
         return len(self._shape)
 
+    ndimension = dim
+
+    def is_floating_point(self) -> bool:
+        return self._dtype.is_floating_point
+
+    def is_complex(self) -> bool:
+        return self._dtype.is_complex
+
+    def is_signed(self) -> bool:
+        return self._dtype.is_signed
+
+    def new(self, *args, device=None) -> Tensor:
+        """PyTorch's legacy ``x.new(*sizes)`` / ``x.new(data)``: a new tensor of x's dtype (and device)."""
+        return _legacy_new(args, self._storage._device if device is None else device, self._dtype, "new")
+
     def numel(self) -> int:
         n = 1
         for s in self._shape:

@@ -246,6 +246,24 @@ def type_(input, dtype=None, non_blocking=False):
     return convert(input, dtype, input._storage._device, "type")
 
 
+declare(
+    "Tensor.type_as",
+    "Tensor (Tensor input, Tensor other) => TypeAs",
+    method=True, op=("_to_copy", "copy_"),
+    doc="""
+    input in other's dtype (itself when it already has it), as ``input.type(other.type())``.
+
+    >>> ember.tensor([1.7]).type_as(ember.tensor([1])).tolist()
+    [1]
+    """,
+)
+@functor("TypeAs")
+def type_as(input, other):
+    if other._storage._device.type != input._storage._device.type:
+        raise RuntimeError(f"type_as(): other is on {other._storage._device.type}, input on {input._storage._device.type}; ember moves no tensor between devices here")
+    return type_(input, other._dtype)
+
+
 # Tensor.float(), .long(), ...: the method names PyTorch has, and the dtype each gives.
 DTYPE_METHODS = {
     "float": _dt.float32, "double": _dt.float64, "half": _dt.float16, "bfloat16": _dt.bfloat16,

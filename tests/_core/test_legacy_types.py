@@ -135,3 +135,15 @@ def test_format_of_other_tensors_takes_only_the_empty_spec():
 def test_format_matches_torch(spec, value):
     assert format(ember.tensor(value), spec) == format(torch.tensor(value), spec)
     assert format(ember.tensor(value, dtype=ember.float64), spec) == format(torch.tensor(value, dtype=torch.float64), spec)
+
+
+# --- small Tensor habits: new, type_as, is_floating_point ------------------------------------------
+
+
+def test_new_type_as_and_dtype_predicates():
+    x = ember.tensor([1, 2], dtype=ember.int32)
+    assert x.new(2, 3).dtype is ember.int32 and x.new(2, 3).shape == (2, 3) and x.new([7]).tolist() == [7]
+    assert x.new().shape == (0,) and x.new([1.9]).dtype is ember.int32
+    assert ember.tensor([1.7, -1.2]).type_as(x).tolist() == [1, -1] and x.type_as(x) is x
+    assert not x.is_floating_point() and ember.is_floating_point(x.float()) and x.is_signed() and x.ndimension() == 1
+    assert ember.is_complex(ember.tensor([1j])) and not ember.zeros(1, dtype=ember.uint8).is_signed()

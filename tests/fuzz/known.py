@@ -58,6 +58,7 @@ LENIENT = [
         "torch spells them from/to, Python keywords",
     ),
     ({"sort", "argsort"}, r"got \(Tensor, int(, bool)?, stable=bool\)", "torch takes dim by keyword only beside stable="),
+    ("broadcast_tensors", r"expected Tensor as element 0 in argument 0, but got list", "a list of the tensors, as meshgrid takes"),
     ("chunk", r"split_size can only be 0 if dimension size is 0", "torch's size + chunks - 1 overflows int64 for a huge chunks"),
     (
         "logsumexp",

@@ -15,7 +15,8 @@ registration of its primitive(s) and functors, and its derivative:
   ceil, trunc, round, frac), ``signs`` (abs, sign, sgn, copysign), ``complex_parts`` (real, imag,
   conj, conj_physical, angle), ``ieee`` (isnan, isinf, isfinite, signbit, nextafter, nan_to_num),
   ``comparison`` (eq ... ge, isclose, allclose, equal), ``minmax`` (maximum, minimum, fmax, fmin,
-  clamp), ``logical``, ``bitwise``, ``ternary`` (where, lerp).
+  clamp), ``logical``, ``bitwise``, ``ternary`` (where, lerp), ``composites`` (addcmul, addcdiv, clamp_min,
+  clamp_max, deg2rad, rad2deg).
 
 The kernels mirror these modules in ``ember/kernels/cpu/elementwise/``; they compute in the
 promoted dtype. Importing this package registers every op of the family.
@@ -34,6 +35,7 @@ from . import (  # noqa: F401 - importing a module registers its ops
     bitwise,
     comparison,
     complex_parts,
+    composites,
     division,
     exponential,
     gamma,

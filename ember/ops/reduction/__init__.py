@@ -14,7 +14,7 @@ are linear algebra (``ember/ops/linalg/norms.py``). Kernels are in ``ember/kerne
 ([4.0, 7.0], [1, 0])
 """
 
-from . import extrema, logical, statistics, sums
+from . import extrema, logical, nan, statistics, sums  # noqa: F401 - nan registers its entries
 from ._common import named_tuple, reduce_dims, reduced_shape, return_types, torch_name, unreduce
 from .sums import exclusive_cumprod
 
