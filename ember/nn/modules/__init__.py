@@ -28,7 +28,6 @@ from .attention import MultiheadAttention
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
-from .distance import CosineSimilarity, PairwiseDistance, Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
 from .flatten import Flatten, Unflatten
 from .linear import Bilinear, Identity, Linear, NonDynamicallyQuantizableLinear
@@ -45,23 +44,6 @@ from .loss import (
 )
 from .module import Module
 from .normalization import GroupNorm, LayerNorm, RMSNorm
-from .padding import (
-    CircularPad1d,
-    CircularPad2d,
-    CircularPad3d,
-    ConstantPad1d,
-    ConstantPad2d,
-    ConstantPad3d,
-    ReflectionPad1d,
-    ReflectionPad2d,
-    ReflectionPad3d,
-    ReplicationPad1d,
-    ReplicationPad2d,
-    ReplicationPad3d,
-    ZeroPad1d,
-    ZeroPad2d,
-    ZeroPad3d,
-)
 from .pooling import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
@@ -78,7 +60,6 @@ from .sparse import Embedding
 from .transformer import TransformerEncoder, TransformerEncoderLayer
 
 __all__ = [
-    "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "CosineSimilarity", "PairwiseDistance", "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d",
     "CELU", "ELU", "GELU", "GLU", "GRU", "LSTM", "RNN", "SELU",
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
     "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "Bilinear",
