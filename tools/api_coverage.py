@@ -33,8 +33,18 @@ NAMESPACES = [
 # (reason, pattern on the name): first match wins; names matching none are "not yet"
 REASONS = [
     (
+        "not API: helpers and documentation imported into the namespace",
+        r"^Callable$|BroadcastingList|boolean_dispatch|handle_torch_function|has_torch_function|notes$|common_args$|^multi_dim_common$|GRID_SAMPLE|assert_int_or_pair|^factory_kwargs$|argument_validation|runtime_validation|functional_datapipe|guaranteed_datapipes_determinism|^non_deterministic$|^classproperty$|^get_file_path$",
+    ),
+    ("out of scope: DataPipes (deprecated in PyTorch)", r"DataPipe|^DataChunk$"),
+    (
+        "out of scope: float8, sub-byte and complex32 dtypes",
+        r"^float8_|^float4_|^bits|^complex32$|^chalf$|^uint[1-7]$|^int[1-7]$",
+    ),
+    ("out of scope: functionalization's *_copy variants", r"_copy$|_scatter$"),
+    (
         "out of scope: CUDA and other accelerators",
-        r"cuda|cudnn|miopen|mps|xpu|mtia|hip|nccl|accelerator|pin_memory|is_pinned|record_stream|ipu|hpu|^ve$|xla|vulkan|mkldnn|mkl|fbgemm|^cpu$|stream|Stream|Event|device_module|_amp_|^amp|autocast|get_autocast|set_autocast|is_autocast|clear_autocast",
+        r"AcceleratorError|OutOfMemoryError|^batch_norm_(backward|elemt|gather|stats|update)|SyncBatchNorm|DataParallel|cuda|cudnn|miopen|mps|xpu|mtia|^hip|_hip|nccl|accelerator|pin_memory|is_pinned|record_stream|_ipu|^ipu|hpu|maia|^ve$|xla|vulkan|mkldnn|mkl|fbgemm|^cpu$|stream|Stream|Event|device_module|_amp_|^amp|autocast|get_autocast|set_autocast|is_autocast|clear_autocast",
     ),
     (
         "out of scope: quantized tensors",
@@ -48,7 +58,7 @@ REASONS = [
     ("out of scope: nested and jagged tensors", r"nested|jagged"),
     (
         "out of scope: TorchScript, FX, export and compiler internals",
-        r"jit|script|^fx$|^export|onnx|compiler|compile|^library$|^ops$|^classes$|^fork$|^wait$|Future|^_|Graph|Node|Block|Value|Type$|^Code$|CompilationUnit|FunctionSchema|Argument|AliasDb|Capsule|ErrorReport|IODescriptor|LiteScriptModule|ScriptObject|ScriptFunction|ScriptMethod|ScriptModule|ConcreteModuleType|DeepCopyMemoTable|TracingState|ThroughputBenchmark|Benchmark|AggregationType|AVG|SUM|PyTorchFileReader|PyTorchFileWriter|DispatchKey|DisableTorchFunction|StaticModule|InferredType|TensorType|ParameterDict|BufferDict|TypedStorage|UntypedStorage|Tag$|SymBool|SymFloat|SymInt|sym_|Sym|guard|OpOverload|unify_type_list|merge_type_from_type_comment|import_ir_module|parse_ir|parse_schema|parse_type_comment|set_flush_denormal|vitals|set_vital|read_vitals|is_anomaly|set_anomaly|_assert|opaque|Opaque",
+        r"CallStack|ExecutionPlan|FileCheck|^Gradient$|JITException|Logger|OperatorInfo|^Script|StorageContext|^Use$|StorageBase|jit|script|^fx$|^export|onnx|compiler|compile|^library$|^ops$|^classes$|^fork$|^wait$|Future|^_|Graph|Node|Block|Value|Type$|^Code$|CompilationUnit|FunctionSchema|Argument|AliasDb|Capsule|ErrorReport|IODescriptor|LiteScriptModule|ScriptObject|ScriptFunction|ScriptMethod|ScriptModule|ConcreteModuleType|DeepCopyMemoTable|TracingState|ThroughputBenchmark|Benchmark|AggregationType|AVG|SUM|PyTorchFileReader|PyTorchFileWriter|DispatchKey|DisableTorchFunction|StaticModule|InferredType|TensorType|ParameterDict|BufferDict|TypedStorage|UntypedStorage|Tag$|SymBool|SymFloat|SymInt|sym_|Sym|guard|OpOverload|unify_type_list|merge_type_from_type_comment|import_ir_module|parse_ir|parse_schema|parse_type_comment|set_flush_denormal|vitals|set_vital|read_vitals|is_anomaly|set_anomaly|_assert|opaque|Opaque",
     ),
     ("out of scope: legacy typed storages (ember has one untyped Storage)", r"Storage$|^storage_type$|^is_shared$"),
     (
@@ -84,10 +94,12 @@ def public_names(namespace) -> list[str]:
             value = getattr(namespace, name)
         except Exception:  # a lazy attribute that fails on this host (a CUDA-only one)
             continue
-        if isinstance(value, (types.ModuleType, bool, int, float, str, tuple)):
+        if isinstance(value, (types.ModuleType, bool, int, float, str, tuple, dict, list, set)):
             continue
-        if inspect.isclass(namespace) is False and getattr(value, "__module__", "") in ("typing", "collections", "abc"):
+        if not inspect.isclass(namespace) and getattr(value, "__module__", "") in ("typing", "collections", "abc"):
             continue  # names a module imported for itself (typing.Any...)
+        if namespace is not value and name == "Tensor" and getattr(namespace, "__name__", "") != "torch":
+            continue  # torch.fft.Tensor and kin: the class, imported for annotations
         names.append(name)
     return sorted(names)
 
