@@ -70,10 +70,15 @@ def _digamma_grad(ctx, g):
     return g * _F().polygamma(1, x)
 
 
+_MAX_ORDER = 170  # the largest n whose n! is a finite float64
+
+
 def _check_order(attrs: dict, dtype) -> None:
     n = attrs["n"]
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
+    if n > _MAX_ORDER:
+        raise RuntimeError(f"polygamma(n, x): n = {n} is over {_MAX_ORDER}, where n! overflows float64 and every value would be inf or nan")
 
 
 unary("polygamma", "PolygammaOfX", kinds=REAL, result=to_float, attrs=("n",), check=_check_order)

@@ -140,6 +140,9 @@ def test_dtype_rules_and_refusals():
             call()
     with pytest.raises(RuntimeError, match="does not support negative n"):
         ember.polygamma(-1, t64([1.0]))
+    with pytest.raises(RuntimeError, match="n = 171 is over 170"):
+        ember.polygamma(171, t64([1.0]))
+    assert math.isfinite(ember.polygamma(170, t64([200.0])).item())
 
 
 # --- derivatives -------------------------------------------------------------------------------------

@@ -111,7 +111,6 @@ def hurwitz_zeta(s: float, q: np.ndarray) -> np.ndarray:
     return (total + tail).reshape(q.shape)
 
 
-_MAX_ORDER = 170  # the largest n whose n! is a finite float64
 _DIRECT_SUM = 4096.0  # negative x down to this are shifted up term by term
 
 
@@ -130,8 +129,6 @@ def polygamma(n: int, x: np.ndarray) -> np.ndarray:
     pole = (x <= 0) & (x == np.floor(x))
     sign = -1.0 if n % 2 == 0 else 1.0
     with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
-        if n > _MAX_ORDER:  # n! overflows: inf times the zeta's leading terms (0 when they underflow: nan), as PyTorch
-            return sign * np.inf * (np.abs(x) ** -(n + 1.0) + np.abs(x + 1.0) ** -(n + 1.0))
         far = x < -_DIRECT_SUM  # reflected; nearer negative x are summed directly (the reflection cancels there)
         direct = sign * math.factorial(n) * hurwitz_zeta(float(n + 1), np.where(far | pole, 1.0, x))
         if far.any():
