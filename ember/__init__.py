@@ -10,7 +10,7 @@ write-ups describe: dumb storages, strided views, allocators, zero-copy borders.
 True
 """
 
-from . import array_api, autograd, backends, cuda, distributed, distributions, fft, graph, io, linalg, memory, nn, ops, optim, sparse, utils
+from . import array_api, autograd, backends, cuda, distributed, distributions, fft, graph, io, linalg, memory, nn, ops, optim, sparse, special, utils
 from ._core.allocator import empty_cache, memory_stats, reset_peak_memory_stats
 from ._core.device import Device, device
 from ._core.dtype import (
@@ -50,6 +50,21 @@ from ._core.dtype import (
     uint64,
 )
 from ._core.generator import Generator, default_generator, initial_seed, manual_seed, seed
+from ._core.legacy_types import (
+    BFloat16Tensor,
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    ComplexDoubleTensor,
+    ComplexFloatTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+    set_default_tensor_type,
+)
 from ._core.printing import get_printoptions, printoptions, set_printoptions
 from ._core.shape import Size, broadcast_shapes
 from ._core.storage import Storage, UntypedStorage
@@ -148,6 +163,20 @@ placement = _global.placement  # OneFlow's names for global tensors: ember.place
 sbp = _global.sbp
 
 
+def is_floating_point(input: Tensor) -> bool:  # noqa: A002 - PyTorch's name
+    """Whether input's dtype is a floating one (``torch.is_floating_point``).
+
+    >>> is_floating_point(tensor([1.0])), is_floating_point(tensor([1]))
+    (True, False)
+    """
+    return input.is_floating_point()
+
+
+def is_complex(input: Tensor) -> bool:  # noqa: A002 - PyTorch's name
+    """Whether input's dtype is a complex one (``torch.is_complex``)."""
+    return input.is_complex()
+
+
 def is_tensor(obj: object) -> bool:
     """True for ember tensors.
 
@@ -158,6 +187,21 @@ def is_tensor(obj: object) -> bool:
 
 
 __all__ = [
+    "BFloat16Tensor",
+    "BoolTensor",
+    "ByteTensor",
+    "CharTensor",
+    "ComplexDoubleTensor",
+    "ComplexFloatTensor",
+    "DoubleTensor",
+    "FloatTensor",
+    "HalfTensor",
+    "IntTensor",
+    "LongTensor",
+    "ShortTensor",
+    "set_default_tensor_type",
+    "is_complex",
+    "is_floating_point",
     "DType",
     "Device",
     "Size",
@@ -227,7 +271,7 @@ __all__ += [
     "are_deterministic_algorithms_enabled", "backends", "cuda", "get_float32_matmul_precision",
     "is_deterministic_algorithms_warn_only_enabled", "set_float32_matmul_precision", "use_deterministic_algorithms",
 ]  # fmt: skip
-__all__ += ["Generator", "array_api", "autograd", "distributed", "distributions", "enable_grad", "inference_mode", "is_grad_enabled", "nn", "no_grad", "optim", "set_grad_enabled", "utils", "default_generator", "explain", "fft", "initial_seed", "linalg", "manual_seed", "ops", "seed", "trace", "vm"]
+__all__ += ["Generator", "array_api", "autograd", "distributed", "distributions", "enable_grad", "inference_mode", "is_grad_enabled", "nn", "no_grad", "optim", "set_grad_enabled", "utils", "default_generator", "explain", "fft", "initial_seed", "linalg", "manual_seed", "ops", "seed", "special", "trace", "vm"]
 
 # Every public op of the schema: ember.relu, ember.add, ... The schema is the list; the
 # generated functions are bound here by name rather than copied into a hand-kept import.

@@ -36,6 +36,7 @@ FLOORS = {
     "array_api": 7,
     "linalg": 7,
     "fft": 7,
+    "special": 7,
     "io": 7,
     "memory": 7,
     "backends": 7,

@@ -109,6 +109,21 @@ class Tensor:
     def dim(self) -> int:
         return len(self._shape)
 
+    ndimension = dim
+
+    def is_floating_point(self) -> bool:
+        return self._dtype.is_floating_point
+
+    def is_complex(self) -> bool:
+        return self._dtype.is_complex
+
+    def is_signed(self) -> bool:
+        return self._dtype.is_signed
+
+    def new(self, *args, device=None) -> Tensor:
+        """PyTorch's legacy ``x.new(*sizes)`` / ``x.new(data)``: a new tensor of x's dtype (and device)."""
+        return _legacy_new(args, self._storage._device if device is None else device, self._dtype, "new")
+
     def numel(self) -> int:
         n = 1
         for s in self._shape:
@@ -396,6 +411,15 @@ class Tensor:
 
     __str__ = __repr__
 
+    def __format__(self, spec: str) -> str:
+        """A 0-d tensor formats as its Python number (``f"{loss:.4f}"``), as in PyTorch; others
+        take only the empty spec (their repr) and refuse any other with PyTorch's TypeError."""
+        if not self._shape and self._storage._device.type != "meta":
+            return format(self.item(), spec)
+        if spec:
+            raise TypeError("unsupported format string passed to Tensor.__format__")
+        return str(self)
+
     def __reduce_ex__(self, protocol: int):
         return (
             _rebuild_tensor,
@@ -415,19 +439,30 @@ class Tensor:
         return copied
 
 
-def _legacy_new(args: tuple, device) -> Tensor:
-    dtype = _dt.get_default_dtype()
+def _legacy_new(args: tuple, device, dtype: _dt.DType | None = None, name: str = "Tensor") -> Tensor:
+    """PyTorch's legacy constructors (``Tensor(...)``, ``FloatTensor(...)``): sizes give an
+    uninitialized tensor, a Storage or a tensor of the same dtype is aliased, data is copied."""
+    dtype = _dt.get_default_dtype() if dtype is None else dtype
     if not args:
         return empty_tensor((0,), dtype, device)
-    if len(args) == 1 and isinstance(args[0], Storage):
-        storage = args[0]
-        return make_tensor(storage, 0, (storage.nbytes() // dtype.itemsize,), (1,), dtype)
-    if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
-        check_size(args, "Tensor", dtype.itemsize)
-        return empty_tensor(args, dtype, device)
-    if len(args) == 1 and not isinstance(args[0], (str, bytes)):
-        return tensor(args[0], dtype=dtype, device=device)
-    raise TypeError(f"Tensor(): expected sizes, a Storage or a sequence of numbers, got {', '.join(type(a).__name__ for a in args)}")
+    first = args[0]
+    if len(args) == 1 and isinstance(first, Storage):
+        return make_tensor(first, 0, (first.nbytes() // dtype.itemsize,), (1,), dtype)
+    if len(args) == 1 and isinstance(first, Tensor):
+        if first._dtype is not dtype:
+            raise TypeError(f"{name}(): expected a tensor of dtype {dtype} (got {first._dtype})")
+        return make_tensor(first._storage, first._offset, first._shape, first._stride, dtype)
+    sizes = tuple(first) if len(args) == 1 and isinstance(first, Size) else args
+    if all(isinstance(a, int) and not isinstance(a, bool) for a in sizes):
+        check_size(sizes, name, dtype.itemsize)
+        return empty_tensor(sizes, dtype, device)
+    if len(args) == 1 and isinstance(first, (str, bytes)):
+        raise TypeError(f"{name}(): invalid data type '{type(first).__name__}'")
+    if len(args) == 1 and isinstance(first, numbers.Number):
+        raise TypeError(f"{name}(): data must be a sequence (got {type(first).__name__})")
+    if len(args) == 1:
+        return tensor(first, dtype=dtype, device=device)
+    raise TypeError(f"{name}(): expected sizes (ints), a Storage, a tensor or a sequence of numbers, got ({', '.join(type(a).__name__ for a in args)})")
 
 
 def make_tensor(storage: Storage, offset: int, shape, stride, dtype: _dt.DType) -> Tensor:

@@ -27,7 +27,7 @@ from .._core import dtype as _dt
 from .._core.allocator import DataPtr
 from .._core.storage import Storage
 
-__all__ = ["DATA_ALIGNMENT", "FROM_SAFETENSORS", "MAX_HEADER_BYTES", "RESERVED_PREFIX", "TO_SAFETENSORS", "Entry", "Source", "bad",
+__all__ = ["DATA_ALIGNMENT", "FROM_SAFETENSORS", "MAX_HEADER_BYTES", "RESERVED_PREFIX", "TO_SAFETENSORS", "Entry", "Source", "bad", "check_view",
            "check_entries", "check_metadata", "encode_header", "int_list", "layout", "map_file", "parse_json", "read_header",
            "read_storage", "save_atomically", "write"]
 
@@ -280,3 +280,18 @@ def read_storage(source: Source, begin: int, end: int, data_start: int, mapping:
     return storage
 
 
+
+
+def check_view(source: Source, what: str, storage: Storage, offset: int, shape: list, stride: list, dtype: _dt.DType) -> None:
+    """Refuse a view that would reach bytes outside its storage (or sizes no tensor can have)."""
+    count = 1
+    for s in shape:
+        count *= s
+    itemsize = dtype.itemsize
+    if count:
+        low = offset + sum((n - 1) * s for n, s in zip(shape, stride, strict=True) if s < 0)
+        high = offset + sum((n - 1) * s for n, s in zip(shape, stride, strict=True) if s > 0)
+        if low < 0 or (high + 1) * itemsize > storage._nbytes or count > sys.maxsize or any(abs(s) * itemsize > sys.maxsize for s in stride):
+            raise bad(source, f"{what} (offset {offset}, shape {shape}, stride {stride}, {dtype.name}) reaches outside its storage of {storage._nbytes} bytes")
+    elif offset > sys.maxsize:  # an empty view reads nothing: any offset within reason is legal (t[:, 5:] of an empty t)
+        raise bad(source, f"{what}: offset {offset} is out of range")

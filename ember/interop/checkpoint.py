@@ -33,6 +33,7 @@ from typing import IO, Any
 import numpy as np
 
 from .._core import dtype as _dt
+from .._core.device import Device
 from .._core.shape import contiguous_strides, is_contiguous
 from .._core.storage import OBJECT_SLOT_BYTES, Storage, sync_point
 from .._core.tensor import Tensor, make_tensor
@@ -46,6 +47,7 @@ from ._safetensors_file import (
     bad,
     check_entries,
     check_metadata,
+    check_view,
     encode_header,
     int_list,
     layout,
@@ -56,6 +58,7 @@ from ._safetensors_file import (
     save_atomically,
     write,
 )
+from ._torch_zip import ZIP_MAGIC, load_torch_zip
 
 __all__ = ["load", "save"]
 
@@ -176,8 +179,16 @@ def load(f: str | os.PathLike | IO[bytes], mmap: bool | None = False, *, map_loc
     only, tensors are views of the mapping (pages are read when first touched), writes to them
     stay private to this process, and the mapping lives until the last view dies. It needs a
     path or a real file (one with ``fileno()``). Nothing is ever unpickled, imported or
-    evaluated; ``map_location`` (only ``None`` or ``'cpu'``) and ``weights_only`` exist for
-    PyTorch's callers, and every load is "weights only".
+    evaluated, and every load is "weights only" (``weights_only`` exists for PyTorch's callers).
+
+    A zip written by ``torch.save`` loads too: its pickle is interpreted, never executed, over
+    PyTorch's weights-only set of types (tensors, parameters, containers, numbers, strings,
+    dtypes, NumPy scalars); ``mmap`` reads it all the same.
+
+    ``map_location`` places each storage as ``torch.load`` does: a device or its name (``'cpu'``,
+    ``'meta'``), a dict from saved location to new one (``{'cuda:0': 'cpu'}``), or a callable
+    ``(storage, location) -> storage`` (None keeps the default). A storage saved on a device this
+    host lacks (``'cuda:0'``) must be mapped, or loading fails naming it; meta storages stay meta.
 
     >>> import io
     >>> buf = io.BytesIO()
@@ -186,33 +197,34 @@ def load(f: str | os.PathLike | IO[bytes], mmap: bool | None = False, *, map_loc
     tensor([1, 2, 3])
     """
     op = "ember.load()"
-    if map_location is not None and str(map_location) != "cpu":
-        raise ValueError(f"{op}: map_location must be None or 'cpu' (ember has only host memory), got {map_location!r}")
+    restore = _restorer(map_location, op)
     if mmap is None:  # PyTorch's default
         mmap = False
     if type(mmap) is not bool:
         raise TypeError(f"{op}: argument 'mmap' must be bool, not {type(mmap).__name__}")
     source = Source(f, op)
     try:
+        if source.size >= 4 and source.read_exact(0, 4, "the first bytes") == ZIP_MAGIC:
+            return load_torch_zip(source, restore)
         header, data_start = read_header(source)
         entries = check_entries(source, header, data_start)
         metadata = check_metadata(source, header)
         mapping = map_file(source) if mmap else None
         if metadata.get("format") == "ember" and "ember" in metadata:
-            return _load_ember(source, metadata["ember"], entries, data_start, mapping)
-        return {name: _plain_tensor(source, e, data_start, mapping) for name, e in entries.items()}
+            return _load_ember(source, metadata["ember"], entries, data_start, mapping, restore)
+        return {name: _plain_tensor(source, e, data_start, mapping, restore) for name, e in entries.items()}
     finally:
         if source.owned:
             source.file.close()
 
 
-def _plain_tensor(source: Source, entry: tuple, data_start: int, mapping: np.ndarray | None) -> Tensor:
+def _plain_tensor(source: Source, entry: tuple, data_start: int, mapping: np.ndarray | None, restore) -> Tensor:
     dtype, shape, begin, end = entry
-    storage = read_storage(source, begin, end, data_start, mapping)
+    storage = restore(read_storage(source, begin, end, data_start, mapping), "cpu")
     return make_tensor(storage, 0, tuple(shape), contiguous_strides(shape), FROM_SAFETENSORS[dtype])
 
 
-def _load_ember(source: Source, text: str, entries: dict, data_start: int, mapping: np.ndarray | None) -> Any:
+def _load_ember(source: Source, text: str, entries: dict, data_start: int, mapping: np.ndarray | None, restore) -> Any:
     doc = parse_json(source, text, "the ember metadata")
     if type(doc) is not dict:
         raise bad(source, "the ember metadata must be a JSON object")
@@ -224,12 +236,49 @@ def _load_ember(source: Source, text: str, entries: dict, data_start: int, mappi
     used = [r.get("entry") for r in storage_records if type(r) is dict and "entry" in r]
     if len(set(map(repr, used))) != len(used):
         raise bad(source, "two storages refer to the same entry")
-    storages = [_storage(source, i, r, entries, data_start, mapping) for i, r in enumerate(storage_records)]
+    storages = [restore(_storage(source, i, r, entries, data_start, mapping), "cpu") for i, r in enumerate(storage_records)]
     tensors = [_tensor(source, i, r, storages) for i, r in enumerate(tensor_records)]
     try:
         return decode(doc["root"], tensors)
     except ValueError as e:
         raise bad(source, f"malformed object tree: {e}") from None
+
+
+def _restorer(map_location: object, op: str):
+    """``map_location`` as ``restore(storage, saved_location) -> storage``, torch.load's rules."""
+    if map_location is None:
+        return _restore_to
+    if isinstance(map_location, (str, Device)):
+        target = str(map_location)
+        return lambda storage, location: _restore_to(storage, target)
+    if isinstance(map_location, dict):
+        return lambda storage, location: _restore_to(storage, str(map_location.get(location, location)))
+    if callable(map_location):
+
+        def call(storage: Storage, location: str) -> Storage:
+            result = map_location(storage, location)
+            if result is None:
+                return _restore_to(storage, location)
+            if not isinstance(result, Storage):
+                raise TypeError(f"{op}: the map_location callable must return a Storage or None, got {type(result).__name__}")
+            return result
+
+        return call
+    raise TypeError(f"{op}: map_location must be a device, a str, a dict or a callable (storage, location), got {type(map_location).__name__}")
+
+
+def _restore_to(storage: Storage, location: str) -> Storage:
+    """The storage on ``location``, as torch.load's default restore: only host and meta exist here."""
+    if storage._device.type == "meta" or location == "cpu":
+        return storage  # a meta storage has no values to place, as in PyTorch
+    if location == "meta":
+        return Storage(storage._nbytes, device="meta", holds_objects=storage._holds_objects)
+    if location.partition(":")[0] in ("cuda", "mps", "xpu", "hpu"):
+        raise RuntimeError(
+            f"Attempting to deserialize object on a {location.partition(':')[0].upper()} device ({location!r}), which this host does not have. "
+            "If you are running on a CPU-only machine, please use ember.load with map_location='cpu' (or ember.device('cpu')) to map your storages to the CPU."
+        )
+    raise RuntimeError(f"don't know how to restore data location of a storage (tagged with {location})")
 
 
 def _storage(source: Source, i: int, record: object, entries: dict, data_start: int, mapping) -> Storage:
@@ -277,17 +326,7 @@ def _tensor(source: Source, i: int, record: object, storages: list[Storage]) -> 
     storage = storages[si]
     if (dtype is _dt.string) != storage._holds_objects:
         raise bad(source, f"tensor {i} of dtype {dtype.name} cannot view a {'string' if storage._holds_objects else 'byte'} storage")
-    count = 1
-    for s in shape:
-        count *= s
-    itemsize = dtype.itemsize
-    if count:
-        low = offset + sum((n - 1) * s for n, s in zip(shape, stride, strict=True) if s < 0)
-        high = offset + sum((n - 1) * s for n, s in zip(shape, stride, strict=True) if s > 0)
-        if low < 0 or (high + 1) * itemsize > storage._nbytes or count > sys.maxsize or any(abs(s) * itemsize > sys.maxsize for s in stride):
-            raise bad(source, f"tensor {i} (offset {offset}, shape {shape}, stride {stride}, {dtype.name}) reaches outside its storage of {storage._nbytes} bytes")
-    elif offset > sys.maxsize:  # an empty view reads nothing: any offset within reason is legal (t[:, 5:] of an empty t)
-        raise bad(source, f"tensor {i}: offset {offset} is out of range")
+    check_view(source, f"tensor {i}", storage, offset, shape, stride, dtype)
     t = make_tensor(storage, offset, tuple(shape), tuple(stride), dtype)
     requires_grad = record.get("requires_grad", False)
     if type(requires_grad) is not bool or (requires_grad and not (dtype.is_floating_point or dtype.is_complex)):

@@ -139,6 +139,8 @@ def to_int_list(value, fn, param, position, size=None):
     if not isinstance(value, (list, tuple, Tensor)) and hasattr(value, "__index__") and not isinstance(value, bool):
         return (_int64_at(operator.index(value), fn, param, position, 0),) * (size or 1)
     if isinstance(value, Tensor) and value.ndim <= 1:
+        if value.dtype.is_floating_point or value.dtype.is_complex or value.dtype.name == "bool":
+            raise arg_error(fn, param, position, "IntList", value)  # an empty float tensor is no list of ints
         value = value.tolist() if value.ndim else [value.item()]
     if isinstance(value, (list, tuple)):
         out = []

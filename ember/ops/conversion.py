@@ -23,6 +23,7 @@ import numpy as np
 
 from .._core import dtype as _dt
 from .._core.device import CPU, Device, as_device
+from .._core.legacy_types import legacy_dtype, legacy_name
 from .._core.shape import contiguous_strides
 from .._core.tensor import Tensor, assign_array, empty_tensor
 from ..dispatch import NO_ATTRS, OpExpr, dispatch
@@ -219,44 +220,48 @@ def astype(x, dtype, copy=True, device=None):
     return convert(x, dtype, device, "astype")
 
 
-_LEGACY_NAMES = {
-    "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor", "bfloat16": "BFloat16Tensor",
-    "uint8": "ByteTensor", "int8": "CharTensor", "int16": "ShortTensor", "int32": "IntTensor", "int64": "LongTensor",
-    "bool": "BoolTensor", "complex64": "ComplexFloatTensor", "complex128": "ComplexDoubleTensor",
-    "uint16": "UInt16Tensor", "uint32": "UInt32Tensor", "uint64": "UInt64Tensor", "string": "StringTensor",
-}  # fmt: skip
-_FROM_LEGACY = {v: k for k, v in _LEGACY_NAMES.items()}
-
-
-def type_name(t: Tensor) -> str:
-    device = t._storage._device.type
-    return f"ember.{'' if device == 'cpu' else device + '.'}{_LEGACY_NAMES[t._dtype.name]}"
-
-
 declare(
     "Tensor.type",
     "Tensor (Tensor input, Object dtype=None, Bool non_blocking=False) => Type",
     method=True, op=("_to_copy", "copy_"),
     doc="""
-    Without a dtype, the legacy type name as a string; with one (an ember dtype or a name such as 'ember.DoubleTensor'), to(dtype).
+    Without a dtype, the legacy type name as a string, spelled as PyTorch's ('torch.LongTensor') since
+    programs compare it with that text; with one (an ember dtype, a legacy type such as ember.DoubleTensor,
+    or its name 'torch.DoubleTensor' / 'ember.DoubleTensor'), to(dtype).
 
     >>> ember.tensor([1, 2]).type()
-    'ember.LongTensor'
+    'torch.LongTensor'
+    >>> ember.tensor([1.5]).type(ember.LongTensor).tolist()
+    [1]
     """,
 )
 @functor("Type")
 def type_(input, dtype=None, non_blocking=False):
-    """``t.type()``: the legacy type name ('ember.FloatTensor'); ``t.type(dtype)``: ``t.to(dtype)``."""
+    """``t.type()``: the legacy type name ('torch.FloatTensor'); ``t.type(dtype)``: ``t.to(dtype)``."""
     if dtype is None:
-        return type_name(input)
-    if isinstance(dtype, str):
-        legacy = _FROM_LEGACY.get(dtype.rpartition(".")[2])
-        dtype = _dt.as_dtype(legacy or dtype, op="type")
-    elif not isinstance(dtype, _dt.DType):
-        dtype = _dt.as_dtype(dtype, op="type")
+        return legacy_name(input)
+    dtype = legacy_dtype(dtype, "type")
     if dtype is input._dtype:
         return input
     return convert(input, dtype, input._storage._device, "type")
+
+
+declare(
+    "Tensor.type_as",
+    "Tensor (Tensor input, Tensor other) => TypeAs",
+    method=True, op=("_to_copy", "copy_"),
+    doc="""
+    input in other's dtype (itself when it already has it), as ``input.type(other.type())``.
+
+    >>> ember.tensor([1.7]).type_as(ember.tensor([1])).tolist()
+    [1]
+    """,
+)
+@functor("TypeAs")
+def type_as(input, other):
+    if other._storage._device.type != input._storage._device.type:
+        raise RuntimeError(f"type_as(): other is on {other._storage._device.type}, input on {input._storage._device.type}; ember moves no tensor between devices here")
+    return type_(input, other._dtype)
 
 
 # Tensor.float(), .long(), ...: the method names PyTorch has, and the dtype each gives.

@@ -234,7 +234,9 @@ ENTRY_KEYS = {
     "op": None,  # the primitive op type(s) a primitive's functor dispatches (default: the name)
     "aliases": (),  # other public names of the same function (array API / PyTorch spellings)
     "operators": (),  # Tensor dunder methods bound to this function (__add__, __radd__, __iadd__)
-    "namespaces": (),  # other public namespaces that also show it, e.g. "nn.functional" (PyTorch's F.relu)
+    # other public namespaces that also show it, e.g. "nn.functional" (PyTorch's F.relu); "special:expit"
+    # shows it there under another name (torch.special.expit is torch.sigmoid)
+    "namespaces": (),
     "doc": "",
 }
 

@@ -81,7 +81,7 @@ def test_python_conversions():
         (lambda: ember.tensor([[1, 2], [3]]), ValueError, r"expected sequence of length 2 at dim 1 \(got 1\)"),
         (lambda: ember.tensor([2**70]), ValueError, "Overflow when unpacking long long"),
         (lambda: ember.tensor([object()]), RuntimeError, "Could not infer dtype of object"),
-        (lambda: ember.Tensor("ab"), TypeError, "expected sizes, a Storage or a sequence"),
+        (lambda: ember.Tensor("ab"), TypeError, r"Tensor\(\): invalid data type .str."),
     ],
 )
 def test_bad_input_gets_clear_errors(call, error, fragment):

@@ -207,6 +207,16 @@ def has_nonfinite(values: np.ndarray) -> bool:
     return values.dtype.kind in "fc" and not bool(np.isfinite(values).all())
 
 
+def has_limit_points(values: np.ndarray) -> bool:
+    """Whether real ``values`` hold an infinity or a non-positive integer (a pole of the gamma family)."""
+    if values.dtype.kind == "V" or values.dtype.name == "bfloat16":
+        values = values.astype(np.float32)
+    if values.dtype.kind not in "biuf":
+        return False
+    v = values.astype(np.float64)
+    return bool(np.any(np.isinf(v) | ((v <= 0) & (v == np.floor(v)))))
+
+
 def _finite(values: np.ndarray) -> np.ndarray:
     return np.isfinite(np.asarray(values, dtype=np.complex128 if values.dtype.kind == "c" else np.float64))
 

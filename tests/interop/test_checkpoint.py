@@ -345,8 +345,8 @@ def test_save_to_a_writable_file_object_and_bad_arguments():
         ember.save({}, io.StringIO())
     with pytest.raises(TypeError, match="text mode"):
         ember.load(io.StringIO("x"))
-    with pytest.raises(ValueError, match="map_location"):
-        ember.load(io.BytesIO(), map_location="cuda")
+    with pytest.raises(TypeError, match="map_location must be a device, a str, a dict or a callable"):
+        ember.load(io.BytesIO(), map_location=3)
 
 
 # ---------------------------------------------------------------------------------------- hostile and broken files
@@ -372,7 +372,7 @@ def test_trailing_bytes_are_refused():
         ember.load(io.BytesIO(saved_bytes() + b"\0"))
 
 
-def test_pickles_and_zip_archives_are_refused_unread(tmp_path):
+def test_pickles_are_refused_unread(tmp_path):
     class Evil:
         def __reduce__(self):
             return (os.system, ("echo pwned > " + str(tmp_path / "pwned"),))
@@ -381,10 +381,6 @@ def test_pickles_and_zip_archives_are_refused_unread(tmp_path):
     with pytest.raises(ValueError, match="never unpickles"):
         ember.load(tmp_path / "evil.pt")
     assert not (tmp_path / "pwned").exists()
-    torch = require_torch()
-    torch.save({"a": torch.ones(2)}, tmp_path / "t.pt")
-    with pytest.raises(ValueError, match="zip archive"):
-        ember.load(tmp_path / "t.pt")
 
 
 def mutate_document(raw: bytes, change) -> bytes:

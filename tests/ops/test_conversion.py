@@ -154,12 +154,12 @@ def test_astype_copy_rules():
 
 
 def test_type():
-    assert ember.tensor([1, 2]).type() == "ember.LongTensor"
+    assert ember.tensor([1, 2]).type() == "torch.LongTensor"
     assert (
-        ember.tensor([1.0]).type() == "ember.FloatTensor"
-        and ember.zeros(1, dtype=ember.bfloat16).type() == "ember.BFloat16Tensor"
+        ember.tensor([1.0]).type() == "torch.FloatTensor"
+        and ember.zeros(1, dtype=ember.bfloat16).type() == "torch.BFloat16Tensor"
     )
-    assert ember.zeros(1, device="meta").type() == "ember.meta.FloatTensor"
+    assert ember.zeros(1, device="meta").type() == "torch.meta.FloatTensor"
     t = ember.tensor([1, 2])
     assert t.type(ember.float64).dtype is ember.float64 and t.type("ember.DoubleTensor").dtype is ember.float64
     assert t.type("torch.IntTensor").dtype is ember.int32 and t.type(ember.int64) is t

@@ -9,11 +9,14 @@ registration of its primitive(s) and functors, and its derivative:
 - ``arithmetic`` (add, sub, mul, neg, positive), ``division`` (div, floor_divide, remainder,
   fmod), ``powers`` (sqrt, rsqrt, square, reciprocal, pow), ``exponential`` (exp, log and kin,
   logaddexp), ``trigonometric`` (sin ... atanh, atan2, hypot), ``special`` (erf, erfc, sigmoid),
+  ``special_extra`` (logit, xlogy, xlog1py, entr, sinc, ndtr, ndtri), ``gamma`` (lgamma, digamma,
+  polygamma, mvlgamma), ``bessel`` (i0, i0e, i1, i1e),
   ``activations`` (relu, silu, gelu, softplus, elu, leaky_relu, hardtanh), ``rounding`` (floor,
   ceil, trunc, round, frac), ``signs`` (abs, sign, sgn, copysign), ``complex_parts`` (real, imag,
   conj, conj_physical, angle), ``ieee`` (isnan, isinf, isfinite, signbit, nextafter, nan_to_num),
   ``comparison`` (eq ... ge, isclose, allclose, equal), ``minmax`` (maximum, minimum, fmax, fmin,
-  clamp), ``logical``, ``bitwise``, ``ternary`` (where, lerp).
+  clamp), ``logical``, ``bitwise``, ``ternary`` (where, lerp), ``composites`` (addcmul, addcdiv, clamp_min,
+  clamp_max, deg2rad, rad2deg).
 
 The kernels mirror these modules in ``ember/kernels/cpu/elementwise/``; they compute in the
 promoted dtype. Importing this package registers every op of the family.
@@ -28,11 +31,14 @@ ember.int8
 from . import (  # noqa: F401 - importing a module registers its ops
     activations,
     arithmetic,
+    bessel,
     bitwise,
     comparison,
     complex_parts,
+    composites,
     division,
     exponential,
+    gamma,
     ieee,
     logical,
     minmax,
@@ -40,6 +46,7 @@ from . import (  # noqa: F401 - importing a module registers its ops
     rounding,
     signs,
     special,
+    special_extra,
     ternary,
     trigonometric,
 )

@@ -35,7 +35,7 @@ def _exp_grad(ctx, g):
     return g * cj(y)
 
 
-declare("exp2", "Tensor (Tensor input) => Exp2", method=True, inplace="exp2_", out=True, doc="2 to the power of input.")
+declare("exp2", "Tensor (Tensor input) => Exp2", namespaces="special", method=True, inplace="exp2_", out=True, doc="2 to the power of input.")
 unary("exp2", "Exp2", kinds=ALL, result=to_float).tag(sbp=sbp_rules.monotone_unary)
 
 
@@ -48,6 +48,7 @@ def _exp2_grad(ctx, g):
 declare(
     "expm1",
     "Tensor (Tensor input) => Expm1",
+    namespaces="special",
     method=True, inplace="expm1_", out=True,
     doc="exp(input) - 1, accurate near 0.",
 )
@@ -93,6 +94,7 @@ def _log10_grad(ctx, g):
 declare(
     "log1p",
     "Tensor (Tensor input) => Log1p",
+    namespaces="special",
     method=True, inplace="log1p_", out=True,
     doc="log(1 + input), accurate near 0.",
 )

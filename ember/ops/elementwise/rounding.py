@@ -45,6 +45,7 @@ def _check_round(attrs, dtype):
 declare(
     "round",
     "Tensor (Tensor input, *, Int decimals=0) => Round",
+    namespaces="special",
     method=True, inplace="round_", out=True,
     doc="""
     Round half to even, to ``decimals`` decimal places.

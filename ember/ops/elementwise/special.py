@@ -24,6 +24,7 @@ _SQRT_PI_OVER_TWO = 0.8862269254527580
 declare(
     "erf",
     "Tensor (Tensor input) => Erf",
+    namespaces="special",
     method=True, inplace="erf_", out=True,
     doc="""
     The error function (W. J. Cody's rational approximations, float64-accurate).
@@ -44,6 +45,7 @@ def _erf_grad(ctx, g):
 declare(
     "erfc",
     "Tensor (Tensor input) => Erfc",
+    namespaces="special",
     method=True, inplace="erfc_", out=True,
     doc="1 - erf(input), accurate in the tail.",
 )
@@ -59,6 +61,7 @@ def _erfc_grad(ctx, g):
 declare(
     "erfinv",
     "Tensor (Tensor input) => Erfinv",
+    namespaces="special",
     method=True, inplace="erfinv_", out=True,
     doc="""
     The inverse of erf on [-1, 1]: erf(erfinv(y)) = y; +-inf at +-1, nan outside.
@@ -82,7 +85,7 @@ def _erfinv_grad(ctx, g):
 declare(
     "sigmoid",
     "Tensor (Tensor input) => Sigmoid",
-    namespaces="nn.functional",
+    namespaces=("nn.functional", "special:expit"),
     method=True, inplace="sigmoid_", out=True,
     doc="1 / (1 + exp(-input)), computed without overflow.",
 )

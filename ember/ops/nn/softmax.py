@@ -46,6 +46,7 @@ declare(
     "softmax",
     "Tensor (Tensor input, Int? dim=None, Int _stacklevel=3, *, DType? dtype=None) => Softmax",
     method=True,
+    namespaces=("nn.functional", "special"),
     doc="""
     exp(x) / sum(exp(x)) along ``dim``, numerically stable. ``dim=None`` takes PyTorch's legacy
     choice (0 for 0-D, 1-D and 3-D inputs, else 1); ``dtype`` casts the input first.
@@ -75,6 +76,7 @@ declare(
     "log_softmax",
     "Tensor (Tensor input, Int? dim=None, Int _stacklevel=3, *, DType? dtype=None) => LogSoftmax",
     method=True,
+    namespaces=("nn.functional", "special"),
     doc="""
     log(softmax(x)) along ``dim``, computed as x - max - log(sum(exp(x - max))).
 

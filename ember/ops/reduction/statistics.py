@@ -114,7 +114,7 @@ LOGSUMEXP = reduction_op("logsumexp", NUMERIC, _float_result).tag(sbp=sbp_rules.
 declare(
     "logsumexp",
     "Tensor (Tensor input, IntList dim, Bool keepdim=False) => Logsumexp",  # dim required, as in PyTorch
-    method=True, out=True,
+    method=True, out=True, namespaces="special",
     doc="""
     log(sum(exp(input))) over ``dim``, computed stably (shifted by the maximum).
 

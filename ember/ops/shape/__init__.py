@@ -19,7 +19,7 @@ Two kinds live here:
 ember.Size([2, 6])
 """
 
-from . import reshape, transpose, slicing, join, flip, repeat, pad, diagonals  # isort: skip - declares in this order
+from . import reshape, transpose, slicing, join, flip, repeat, pad, diagonals, broadcasting  # noqa: F401 - isort: skip - declares in this order
 from . import view_op
 from ._common import positions, scatter_back
 from .reshape import TENSOR_METHODS

@@ -6,11 +6,13 @@ Importing this package registers every kernel."""
 from . import (  # noqa: F401 - importing a module registers its kernels
     activations,
     arithmetic,
+    bessel,
     bitwise,
     comparison,
     complex_parts,
     division,
     exponential,
+    gamma,
     ieee,
     logical,
     minmax,
@@ -18,6 +20,7 @@ from . import (  # noqa: F401 - importing a module registers its kernels
     rounding,
     signs,
     special,
+    special_extra,
     ternary,
     trigonometric,
 )
