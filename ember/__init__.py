@@ -10,7 +10,25 @@ write-ups describe: dumb storages, strided views, allocators, zero-copy borders.
 True
 """
 
-from . import array_api, autograd, backends, cuda, distributed, distributions, fft, graph, io, linalg, memory, nn, ops, optim, sparse, special, utils
+from . import (
+    array_api,
+    autograd,
+    backends,
+    cuda,
+    distributed,
+    distributions,
+    fft,
+    graph,
+    io,
+    linalg,
+    memory,
+    nn,
+    ops,
+    optim,
+    sparse,
+    special,
+    utils,
+)
 from ._core.allocator import empty_cache, memory_stats, reset_peak_memory_stats
 from ._core.device import Device, device
 from ._core.dtype import (

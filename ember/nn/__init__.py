@@ -67,8 +67,8 @@ from .modules import (
     Dropout3d,
     Embedding,
     Flatten,
-    GaussianNLLLoss,
     Fold,
+    GaussianNLLLoss,
     GroupNorm,
     GRUCell,
     Hardsigmoid,
@@ -130,13 +130,13 @@ from .modules import (
     TransformerEncoderLayer,
     TripletMarginLoss,
     Unflatten,
+    Unfold,
     Upsample,
     UpsamplingBilinear2d,
     UpsamplingNearest2d,
     ZeroPad1d,
     ZeroPad2d,
     ZeroPad3d,
-    Unfold,
 )
 from .parameter import Parameter
 
