@@ -1,0 +1,149 @@
+"""Cyclical schedules, stepped once per batch: the 1cycle policy (lr and momentum)."""
+
+from __future__ import annotations
+
+import math
+
+from ..optimizer import Optimizer
+from .base import LRScheduler, _format_param
+
+__all__ = ["OneCycleLR"]
+
+
+class OneCycleLR(LRScheduler):
+    """The 1cycle policy (Smith): warm up to ``max_lr``, then anneal far below the start.
+
+    With ``cycle_momentum`` the momentum (or Adam's beta1) moves the opposite way, between
+    ``max_momentum`` and ``base_momentum``. ``three_phase`` adds a symmetric warm-down before the
+    final annealing. Step it once per batch, ``total_steps`` times at most.
+
+    >>> opt = ember.optim.SGD([ember.zeros(1)], lr=0.1, momentum=0.9)
+    >>> sched = ember.optim.lr_scheduler.OneCycleLR(opt, max_lr=1.0, total_steps=10)
+    >>> round(sched.get_last_lr()[0], 6), opt.param_groups[0]["momentum"]
+    (0.04, 0.95)
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        max_lr: float | list[float],
+        total_steps: int | None = None,
+        epochs: int | None = None,
+        steps_per_epoch: int | None = None,
+        pct_start: float = 0.3,
+        anneal_strategy: str = "cos",
+        cycle_momentum: bool = True,
+        base_momentum: float | list[float] = 0.85,
+        max_momentum: float | list[float] = 0.95,
+        div_factor: float = 25.0,
+        final_div_factor: float = 1e4,
+        three_phase: bool = False,
+        last_epoch: int = -1,
+    ) -> None:
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+
+        if total_steps is not None:
+            if not isinstance(total_steps, int) or total_steps <= 0:
+                raise ValueError(f"Expected positive integer total_steps, but got {total_steps}")
+            self.total_steps = total_steps
+        elif epochs is not None and steps_per_epoch is not None:
+            if not isinstance(epochs, int) or epochs <= 0:
+                raise ValueError(f"Expected positive integer epochs, but got {epochs}")
+            if not isinstance(steps_per_epoch, int) or steps_per_epoch <= 0:
+                raise ValueError(f"Expected positive integer steps_per_epoch, but got {steps_per_epoch}")
+            self.total_steps = epochs * steps_per_epoch
+        else:
+            raise ValueError("You must define either total_steps OR (epochs AND steps_per_epoch)")
+
+        if three_phase:
+            self._schedule_phases = [
+                {"end_step": float(pct_start * self.total_steps) - 1, "start_lr": "initial_lr", "end_lr": "max_lr",
+                 "start_momentum": "max_momentum", "end_momentum": "base_momentum"},
+                {"end_step": float(2 * pct_start * self.total_steps) - 2, "start_lr": "max_lr", "end_lr": "initial_lr",
+                 "start_momentum": "base_momentum", "end_momentum": "max_momentum"},
+                {"end_step": self.total_steps - 1, "start_lr": "initial_lr", "end_lr": "min_lr",
+                 "start_momentum": "max_momentum", "end_momentum": "max_momentum"},
+            ]  # fmt: skip
+        else:
+            self._schedule_phases = [
+                {"end_step": float(pct_start * self.total_steps) - 1, "start_lr": "initial_lr", "end_lr": "max_lr",
+                 "start_momentum": "max_momentum", "end_momentum": "base_momentum"},
+                {"end_step": self.total_steps - 1, "start_lr": "max_lr", "end_lr": "min_lr",
+                 "start_momentum": "base_momentum", "end_momentum": "max_momentum"},
+            ]  # fmt: skip
+
+        if pct_start < 0 or pct_start > 1 or not isinstance(pct_start, float):
+            raise ValueError(f"Expected float between 0 and 1 pct_start, but got {pct_start}")
+        if anneal_strategy not in ("cos", "linear"):
+            raise ValueError(f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy}")
+        self._anneal_func_type = anneal_strategy
+
+        max_lrs = _format_param("max_lr", optimizer, max_lr)
+        if last_epoch == -1:
+            for idx, group in enumerate(optimizer.param_groups):
+                group["initial_lr"] = max_lrs[idx] / div_factor
+                group["max_lr"] = max_lrs[idx]
+                group["min_lr"] = group["initial_lr"] / final_div_factor
+
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
+            self.use_beta1 = "betas" in optimizer.defaults
+            max_momentums = _format_param("max_momentum", optimizer, max_momentum)
+            base_momentums = _format_param("base_momentum", optimizer, base_momentum)
+            if last_epoch == -1:
+                for m_momentum, b_momentum, group in zip(max_momentums, base_momentums, optimizer.param_groups, strict=True):
+                    if self.use_beta1:
+                        group["betas"] = (m_momentum, *group["betas"][1:])
+                    else:
+                        group["momentum"] = m_momentum
+                    group["max_momentum"] = m_momentum
+                    group["base_momentum"] = b_momentum
+
+        super().__init__(optimizer, last_epoch)
+
+    @staticmethod
+    def _annealing_cos(start: float, end: float, pct: float) -> float:
+        """Cosine from ``start`` to ``end`` as ``pct`` goes from 0 to 1."""
+        cos_out = math.cos(math.pi * pct) + 1
+        return end + (start - end) / 2.0 * cos_out
+
+    @staticmethod
+    def _annealing_linear(start: float, end: float, pct: float) -> float:
+        """Straight line from ``start`` to ``end`` as ``pct`` goes from 0 to 1."""
+        return (end - start) * pct + start
+
+    def _anneal_func(self, start: float, end: float, pct: float) -> float:
+        if self._anneal_func_type == "cos":
+            return self._annealing_cos(start, end, pct)
+        return self._annealing_linear(start, end, pct)
+
+    def get_lr(self) -> list[float]:
+        self._warn_get_lr()
+        step_num = self.last_epoch
+        if step_num > self.total_steps:
+            raise ValueError(f"Tried to step {step_num} times. The specified number of total steps is {self.total_steps}")
+
+        lrs = []
+        for group in self.optimizer.param_groups:
+            start_step = 0.0
+            for i, phase in enumerate(self._schedule_phases):
+                end_step = phase["end_step"]
+                if step_num <= end_step or i == len(self._schedule_phases) - 1:
+                    pct = (step_num - start_step) / (end_step - start_step)
+                    computed_lr = self._anneal_func(group[phase["start_lr"]], group[phase["end_lr"]], pct)
+                    if self.cycle_momentum:
+                        computed_momentum = self._anneal_func(group[phase["start_momentum"]], group[phase["end_momentum"]], pct)
+                    break
+                start_step = phase["end_step"]
+            lrs.append(computed_lr)
+            if self.cycle_momentum:
+                if self.use_beta1:
+                    group["betas"] = (computed_momentum, *group["betas"][1:])
+                else:
+                    group["momentum"] = computed_momentum
+        return lrs
+
