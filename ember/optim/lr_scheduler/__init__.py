@@ -13,12 +13,11 @@ recursive here too, so that they compose with other code that edits ``lr`` the s
 [1.0, 0.5, 0.5, 0.25, 0.25]
 """
 
-
 from .base import LRScheduler
-from .composite import SequentialLR
-from .cosine import CosineAnnealingLR
-from .cyclic import OneCycleLR
-from .multiplicative import ConstantLR, ExponentialLR, LambdaLR, LinearLR, MultiStepLR, StepLR
+from .composite import ChainedScheduler, SequentialLR
+from .cosine import CosineAnnealingLR, CosineAnnealingWarmRestarts
+from .cyclic import CyclicLR, OneCycleLR
+from .multiplicative import ConstantLR, ExponentialLR, LambdaLR, LinearLR, MultiplicativeLR, MultiStepLR, PolynomialLR, StepLR
 from .plateau import ReduceLROnPlateau
 
 __all__ = [
@@ -33,4 +32,9 @@ __all__ = [
     "ConstantLR",
     "LinearLR",
     "SequentialLR",
+    "ChainedScheduler",
+    "CosineAnnealingWarmRestarts",
+    "CyclicLR",
+    "MultiplicativeLR",
+    "PolynomialLR",
 ]

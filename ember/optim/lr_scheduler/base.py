@@ -158,4 +158,3 @@ class LRScheduler:
         for group, lr in zip(self.optimizer.param_groups, values, strict=True):
             group["lr"] = lr
         self._last_lr = _group_values(self.optimizer, "lr")
-

@@ -1,13 +1,17 @@
-"""Cyclical schedules, stepped once per batch: the 1cycle policy (lr and momentum)."""
+"""Cyclical schedules, stepped once per batch: the 1cycle policy and cyclical learning rates
+(CLR), each moving momentum (or Adam's beta1) against the lr."""
 
 from __future__ import annotations
 
 import math
+import types
+from collections.abc import Callable
+from typing import Any
 
 from ..optimizer import Optimizer
 from .base import LRScheduler, _format_param
 
-__all__ = ["OneCycleLR"]
+__all__ = ["CyclicLR", "OneCycleLR"]
 
 
 class OneCycleLR(LRScheduler):
@@ -147,3 +151,129 @@ class OneCycleLR(LRScheduler):
                     group["momentum"] = computed_momentum
         return lrs
 
+
+def _set_momentum(optimizer: Optimizer, use_beta1: bool, momentums: list[float]) -> None:
+    for group, momentum in zip(optimizer.param_groups, momentums, strict=True):
+        if use_beta1:
+            group["betas"] = (momentum, *group["betas"][1:])
+        else:
+            group["momentum"] = momentum
+
+
+class CyclicLR(LRScheduler):
+    """Cyclical learning rates (Smith): the lr goes from ``base_lr`` up to ``max_lr`` in
+    ``step_size_up`` batches and back in ``step_size_down``, the amplitude scaled per cycle
+    (``"triangular"``: 1, ``"triangular2"``: halved each cycle) or per batch (``"exp_range"``:
+    ``gamma ** batch``), or by a custom ``scale_fn`` of the cycle (or batch, ``scale_mode``).
+
+    With ``cycle_momentum`` the momentum (or Adam's beta1) moves from ``max_momentum`` down to
+    ``base_momentum`` and back, against the lr.
+
+    >>> opt = ember.optim.SGD([ember.zeros(1)], lr=0.1, momentum=0.9)
+    >>> sched = ember.optim.lr_scheduler.CyclicLR(opt, base_lr=0.1, max_lr=0.5, step_size_up=2, mode="triangular2")
+    >>> [round((opt.step(), sched.step(), sched.get_last_lr()[0])[2], 6) for _ in range(8)]
+    [0.3, 0.5, 0.3, 0.1, 0.2, 0.3, 0.2, 0.1]
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        base_lr: float | list[float],
+        max_lr: float | list[float],
+        step_size_up: int = 2000,
+        step_size_down: int | None = None,
+        mode: str = "triangular",
+        gamma: float = 1.0,
+        scale_fn: Callable[[float], float] | None = None,
+        scale_mode: str = "cycle",
+        cycle_momentum: bool = True,
+        base_momentum: float | list[float] = 0.8,
+        max_momentum: float | list[float] = 0.9,
+        last_epoch: int = -1,
+    ) -> None:
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        base_lrs = _format_param("base_lr", optimizer, base_lr)
+        if last_epoch == -1:
+            for lr, group in zip(base_lrs, optimizer.param_groups, strict=True):
+                group["lr"] = lr
+        self.max_lrs = _format_param("max_lr", optimizer, max_lr)
+
+        up = float(step_size_up)
+        down = float(step_size_down) if step_size_down is not None else up
+        self.total_size = up + down
+        self.step_ratio = up / self.total_size
+
+        if mode not in ("triangular", "triangular2", "exp_range") and scale_fn is None:
+            raise ValueError("mode is invalid and scale_fn is None")
+        self.mode = mode
+        self.gamma = gamma
+        self._scale_fn_custom = scale_fn
+        self.scale_mode = scale_mode
+        self._init_scale_mode()
+
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
+            self.use_beta1 = "betas" in optimizer.defaults
+            self.base_momentums = _format_param("base_momentum", optimizer, base_momentum)
+            self.max_momentums = _format_param("max_momentum", optimizer, max_momentum)
+            if last_epoch == -1:
+                _set_momentum(optimizer, self.use_beta1, self.max_momentums)
+                for m_momentum, b_momentum, group in zip(
+                    self.max_momentums, self.base_momentums, optimizer.param_groups, strict=True
+                ):
+                    group["max_momentum"] = m_momentum
+                    group["base_momentum"] = b_momentum
+        super().__init__(optimizer, last_epoch)
+        self.base_lrs = base_lrs
+
+    def _init_scale_mode(self) -> None:
+        # the built-in policies fix their scale mode; a custom scale_fn keeps the one given
+        if self._scale_fn_custom is None:
+            self.scale_mode = "iterations" if self.mode == "exp_range" else "cycle"
+
+    def scale_fn(self, x: float) -> float:
+        """The amplitude's scale at cycle (or batch) ``x``, by the policy or the custom function."""
+        if self._scale_fn_custom is not None:
+            return self._scale_fn_custom(x)
+        if self.mode == "triangular":
+            return 1.0
+        if self.mode == "triangular2":
+            return 1 / (2.0 ** (x - 1))
+        return self.gamma**x
+
+    def get_lr(self) -> list[float]:
+        self._warn_get_lr()
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle
+        scale_factor = x / self.step_ratio if x <= self.step_ratio else (x - 1) / (self.step_ratio - 1)
+        scale = self.scale_fn(cycle if self.scale_mode == "cycle" else self.last_epoch)
+        lrs = [
+            base_lr + (max_lr - base_lr) * scale_factor * scale
+            for base_lr, max_lr in zip(self.base_lrs, self.max_lrs, strict=True)
+        ]
+        if self.cycle_momentum:
+            momentums = [
+                max_m - (max_m - base_m) * scale_factor * scale
+                for base_m, max_m in zip(self.base_momentums, self.max_momentums, strict=True)
+            ]
+            _set_momentum(self.optimizer, self.use_beta1, momentums)
+        return lrs
+
+    def state_dict(self) -> dict[str, Any]:
+        """The base state; a custom ``scale_fn`` is kept only as a callable object's ``__dict__``."""
+        state = super().state_dict()
+        fn = state.pop("_scale_fn_custom")
+        state["_scale_fn_custom"] = None if fn is None or isinstance(fn, types.FunctionType) else fn.__dict__.copy()
+        return state
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        state_dict = dict(state_dict)
+        fn = state_dict.pop("_scale_fn_custom")
+        super().load_state_dict(state_dict)
+        if fn is not None:
+            self._scale_fn_custom.__dict__.update(fn)
+        self._init_scale_mode()

@@ -12,17 +12,12 @@ from typing import Any
 from ..optimizer import Optimizer
 from .base import LRScheduler, _group_values
 
-__all__ = ["ConstantLR", "ExponentialLR", "LambdaLR", "LinearLR", "MultiStepLR", "StepLR"]
+__all__ = ["ConstantLR", "ExponentialLR", "LambdaLR", "LinearLR", "MultiStepLR", "MultiplicativeLR", "PolynomialLR", "StepLR"]
 
 
-class LambdaLR(LRScheduler):
-    """``lr = initial_lr * lr_lambda(epoch)``, one lambda per group or one for all.
-
-    >>> opt = ember.optim.SGD([ember.zeros(1)], lr=2.0)
-    >>> sched = ember.optim.lr_scheduler.LambdaLR(opt, lambda e: 1 / (e + 1))
-    >>> opt.step(); sched.step(); sched.get_last_lr()
-    [1.0]
-    """
+class _LambdaScheduler(LRScheduler):
+    """What LambdaLR and MultiplicativeLR share: one function of the epoch per group, and a
+    state dict that keeps callable objects' ``__dict__`` (plain functions do not pickle reliably)."""
 
     def __init__(
         self, optimizer: Optimizer, lr_lambda: Callable[[int], float] | list[Callable[[int], float]], last_epoch: int = -1
@@ -37,7 +32,6 @@ class LambdaLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def state_dict(self) -> dict[str, Any]:
-        # plain functions do not pickle reliably: only callable objects' __dict__ is saved
         state_dict = {key: value for key, value in self.__dict__.items() if key not in ("optimizer", "lr_lambdas")}
         state_dict["lr_lambdas"] = [None if isinstance(fn, types.FunctionType) else fn.__dict__.copy() for fn in self.lr_lambdas]
         return state_dict
@@ -50,9 +44,47 @@ class LambdaLR(LRScheduler):
             if fn is not None:
                 self.lr_lambdas[idx].__dict__.update(fn)
 
+
+class LambdaLR(_LambdaScheduler):
+    """``lr = initial_lr * lr_lambda(epoch)``, one lambda per group or one for all.
+
+    >>> opt = ember.optim.SGD([ember.zeros(1)], lr=2.0)
+    >>> sched = ember.optim.lr_scheduler.LambdaLR(opt, lambda e: 1 / (e + 1))
+    >>> opt.step(); sched.step(); sched.get_last_lr()
+    [1.0]
+    """
+
     def get_lr(self) -> list[float]:
         self._warn_get_lr()
         return [base_lr * lmbda(self.last_epoch) for lmbda, base_lr in zip(self.lr_lambdas, self.base_lrs, strict=True)]
+
+
+class MultiplicativeLR(_LambdaScheduler):
+    """Multiply each group's lr by ``lr_lambda(epoch)`` at every step (after epoch 0).
+
+    >>> opt = ember.optim.SGD([ember.zeros(1)], lr=1.0)
+    >>> sched = ember.optim.lr_scheduler.MultiplicativeLR(opt, lambda e: 0.5)
+    >>> [(opt.step(), sched.step(), sched.get_last_lr()[0])[2] for _ in range(3)]
+    [0.5, 0.25, 0.125]
+    """
+
+    def __init__(
+        self, optimizer: Optimizer, lr_lambda: Callable[[int], float] | list[Callable[[int], float]], last_epoch: int = -1
+    ) -> None:
+        lambdas = lr_lambda if isinstance(lr_lambda, (list, tuple)) else [lr_lambda]
+        for fn in lambdas:
+            if not callable(fn):
+                raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
+        super().__init__(optimizer, lr_lambda, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        self._warn_get_lr()
+        if self._is_initial:
+            return _group_values(self.optimizer, "lr")
+        return [
+            group["lr"] * lmbda(self.last_epoch)
+            for lmbda, group in zip(self.lr_lambdas, self.optimizer.param_groups, strict=True)
+        ]
 
 
 class StepLR(LRScheduler):
@@ -121,7 +153,6 @@ class ExponentialLR(LRScheduler):
         return [base_lr * self.gamma**self.last_epoch for base_lr in self.base_lrs]
 
 
-
 class ConstantLR(LRScheduler):
     """Multiply the lr by ``factor`` for the first ``total_iters`` epochs, then restore it.
 
@@ -161,7 +192,12 @@ class LinearLR(LRScheduler):
     """
 
     def __init__(
-        self, optimizer: Optimizer, start_factor: float = 1.0 / 3, end_factor: float = 1.0, total_iters: int = 5, last_epoch: int = -1
+        self,
+        optimizer: Optimizer,
+        start_factor: float = 1.0 / 3,
+        end_factor: float = 1.0,
+        total_iters: int = 5,
+        last_epoch: int = -1,
     ) -> None:
         if start_factor > 1.0 or start_factor <= 0:
             raise ValueError("Starting multiplicative factor expected to be greater than 0 and less or equal to 1.")
@@ -187,3 +223,29 @@ class LinearLR(LRScheduler):
         progress = min(self.total_iters, self.last_epoch) / self.total_iters
         return [base_lr * (self.start_factor + (self.end_factor - self.start_factor) * progress) for base_lr in self.base_lrs]
 
+
+class PolynomialLR(LRScheduler):
+    """Decay the lr to zero over ``total_iters`` epochs along ``(1 - epoch / total_iters) ** power``.
+
+    >>> opt = ember.optim.SGD([ember.zeros(1)], lr=1.0)
+    >>> sched = ember.optim.lr_scheduler.PolynomialLR(opt, total_iters=4, power=2.0)
+    >>> [round((opt.step(), sched.step(), sched.get_last_lr()[0])[2], 6) for _ in range(5)]
+    [0.5625, 0.25, 0.0625, 0.0, 0.0]
+    """
+
+    def __init__(self, optimizer: Optimizer, total_iters: int = 5, power: float = 1.0, last_epoch: int = -1) -> None:
+        self.total_iters = total_iters
+        self.power = power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        self._warn_get_lr()
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return _group_values(self.optimizer, "lr")
+        # the ratio of this epoch's factor to the previous one's, so other edits of lr compose
+        decay = ((1.0 - self.last_epoch / self.total_iters) / (1.0 - (self.last_epoch - 1) / self.total_iters)) ** self.power
+        return [group["lr"] * decay for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        progress = min(self.total_iters, self.last_epoch) / self.total_iters
+        return [base_lr * (1.0 - progress) ** self.power for base_lr in self.base_lrs]
