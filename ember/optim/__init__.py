@@ -15,6 +15,7 @@ from .adam import Adam
 from .adamax import Adamax
 from .adamw import AdamW
 from .asgd import ASGD
+from .lbfgs import LBFGS
 from .nadam import NAdam
 from .optimizer import Optimizer
 from .radam import RAdam
@@ -29,6 +30,7 @@ __all__ = [
     "Adam",
     "AdamW",
     "Adamax",
+    "LBFGS",
     "NAdam",
     "Optimizer",
     "RAdam",
