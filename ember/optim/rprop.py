@@ -80,12 +80,11 @@ class Rprop(Optimizer):
                 state["step"].add_(1)
 
                 sign = grad.mul(prev).sign()
-                factor = sign.clone()  # written in place, so the etas round to the gradient's dtype
-                factor[sign.gt(0)] = etaplus
-                factor[sign.lt(0)] = etaminus
-                factor[sign.eq(0)] = 1
+                # the etas written into tensors of the gradient's dtype, as PyTorch rounds them
+                factor = F.where(
+                    sign.gt(0), F.full_like(sign, etaplus), F.where(sign.lt(0), F.full_like(sign, etaminus), F.ones_like(sign))
+                )
                 step_size.mul_(factor).clamp_(step_size_min, step_size_max)
-                grad = grad.clone()
-                grad[factor.eq(etaminus)] = 0
+                grad = F.where(factor.eq(etaminus), F.zeros_like(grad), grad)
                 p.add_(grad.sign().mul(step_size), alpha=-1)
                 prev.copy_(grad)
