@@ -12,8 +12,6 @@ from tests._oracle import require_torch
 # torch's options for CUDA graphs, fused kernels and optimizers differentiated through: ember
 # has none of these, so it does not take them
 NOT_TAKEN = {"capturable", "differentiable", "fused"}
-# options that ember's older optimizers do not take yet
-KNOWN_GAPS = {"Adagrad": {"foreach"}, "RMSprop": {"foreach"}}
 
 
 def _classes(module):
@@ -31,8 +29,7 @@ def _params(cls, drop=frozenset()):
 def test_optimizer_arguments_match_torch(name):
     torch = require_torch()
     theirs = getattr(torch.optim, name)
-    drop = NOT_TAKEN | KNOWN_GAPS.get(name, set())
-    assert _params(getattr(ember.optim, name)) == _params(theirs, drop)
+    assert _params(getattr(ember.optim, name)) == _params(theirs, NOT_TAKEN)
 
 
 @pytest.mark.parametrize("name", _classes(lr_scheduler))
