@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ember._core.tensor import Tensor
 from ember.dispatch.interpreter import running_eagerly
 from ember.ops.foreach import foreach_add_
@@ -50,3 +52,31 @@ def fused_fits(params: list, others: list) -> bool:
         if p._storage._device is not device or u._storage._device is not device:
             return False
     return True
+
+
+def scalar_state(value: float) -> Tensor:
+    """A 0-d state entry holding ``value`` (``mu_product``, ``eta``, ``mu``...), in the dtype
+    :func:`step_counter` uses, as PyTorch keeps such per-parameter scalars."""
+    dtype = dtypes.float64 if dtypes.get_default_dtype() == dtypes.float64 else dtypes.float32
+    return tensor(float(value), dtype=dtype)
+
+
+def check_lr(lr: Any) -> None:
+    """PyTorch's first check in every optimizer: a tensor lr holds one element, and lr >= 0."""
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if not lr >= 0.0:
+        raise ValueError(f"Invalid learning rate: {lr}")
+
+
+def check_betas(betas: tuple[float, float]) -> None:
+    """Each beta in [0, 1), with PyTorch's texts."""
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+
+
+def as_float(value: Any) -> float:
+    """A hyper-parameter that may be a 1-element tensor (``lr``), as a Python number."""
+    return value.item() if isinstance(value, Tensor) else value

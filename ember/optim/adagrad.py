@@ -27,7 +27,8 @@ __all__ = ["Adagrad"]
 
 
 class Adagrad(Optimizer):
-    """PyTorch's ``torch.optim.Adagrad`` (single-tensor, dense algorithm).
+    """PyTorch's ``torch.optim.Adagrad`` (single-tensor, dense algorithm; ``foreach`` is accepted
+    and recorded, the update is the per-parameter loop either way).
 
     Like PyTorch, the state (``step`` and ``sum``) is created eagerly, at construction.
     """
@@ -40,6 +41,7 @@ class Adagrad(Optimizer):
         weight_decay: float = 0,
         initial_accumulator_value: float = 0,
         eps: float = 1e-10,
+        foreach: bool | None = None,
         *,
         maximize: bool = False,
     ) -> None:
@@ -59,6 +61,7 @@ class Adagrad(Optimizer):
             "eps": eps,
             "weight_decay": weight_decay,
             "initial_accumulator_value": initial_accumulator_value,
+            "foreach": foreach,
             "maximize": maximize,
         }
         super().__init__(params, defaults)
@@ -78,6 +81,7 @@ class Adagrad(Optimizer):
         super().__setstate__(state)
         for group in self.param_groups:
             group.setdefault("maximize", False)
+            group.setdefault("foreach", None)
 
     @_use_no_grad
     def step(self, closure: Callable[[], Any] | None = None) -> Any:

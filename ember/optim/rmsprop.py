@@ -29,7 +29,8 @@ __all__ = ["RMSprop"]
 
 
 class RMSprop(Optimizer):
-    """PyTorch's ``torch.optim.RMSprop`` (single-tensor algorithm)."""
+    """PyTorch's ``torch.optim.RMSprop`` (single-tensor algorithm; ``foreach`` is accepted and
+    recorded, the update is the per-parameter loop either way)."""
 
     def __init__(
         self,
@@ -40,6 +41,7 @@ class RMSprop(Optimizer):
         weight_decay: float = 0,
         momentum: float = 0,
         centered: bool = False,
+        foreach: bool | None = None,
         maximize: bool = False,
     ) -> None:
         if not lr >= 0.0:
@@ -59,6 +61,7 @@ class RMSprop(Optimizer):
             "eps": eps,
             "centered": centered,
             "weight_decay": weight_decay,
+            "foreach": foreach,
             "maximize": maximize,
         }
         super().__init__(params, defaults)
@@ -69,6 +72,7 @@ class RMSprop(Optimizer):
             group.setdefault("momentum", 0)
             group.setdefault("centered", False)
             group.setdefault("maximize", False)
+            group.setdefault("foreach", None)
 
     @_use_no_grad
     def step(self, closure: Callable[[], Any] | None = None) -> Any:

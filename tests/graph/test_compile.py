@@ -54,6 +54,8 @@ def test_compiled_function_sees_parameter_updates_between_calls():
 @pytest.mark.parametrize("make_opt", [
     lambda p: ember.optim.SGD(p, lr=0.05, momentum=0.9),
     lambda p: ember.optim.Adam(p, lr=0.01),
+    lambda p: ember.optim.Adadelta(p, lr=0.5),  # no step count read back: traceable as it is
+    lambda p: ember.optim.Rprop(p, lr=0.01),  # its sign masks as where(), not boolean-mask writes
 ])
 def test_compiled_training_step_matches_eager(make_opt):
     ember.manual_seed(0)

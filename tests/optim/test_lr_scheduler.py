@@ -16,6 +16,10 @@ def _lambda(epoch):
     return 0.95**epoch
 
 
+def _factor(epoch):
+    return 0.9 if epoch % 3 else 1.1
+
+
 CASES = [
     ("StepLR", {"step_size": 4, "gamma": 0.5}),
     ("MultiStepLR", {"milestones": [3, 7, 7, 20], "gamma": 0.3}),
@@ -30,6 +34,18 @@ CASES = [
     ("ConstantLR", {"factor": 0.1, "total_iters": 12}),
     ("LinearLR", {}),
     ("LinearLR", {"start_factor": 0.01, "end_factor": 0.5, "total_iters": 17}),
+    ("MultiplicativeLR", {"lr_lambda": _factor}),
+    ("MultiplicativeLR", {"lr_lambda": [_factor, _lambda]}),
+    ("PolynomialLR", {}),
+    ("PolynomialLR", {"total_iters": 20, "power": 0.7}),
+    ("CosineAnnealingWarmRestarts", {"T_0": 4}),
+    ("CosineAnnealingWarmRestarts", {"T_0": 3, "T_mult": 2, "eta_min": 0.01}),
+    ("CyclicLR", {"base_lr": 0.01, "max_lr": 0.1, "step_size_up": 4}),
+    ("CyclicLR", {"base_lr": [0.01, 0.02], "max_lr": 0.1, "step_size_up": 3, "step_size_down": 5, "mode": "triangular2"}),
+    ("CyclicLR", {"base_lr": 0.01, "max_lr": [0.1, 0.3], "step_size_up": 5, "mode": "exp_range", "gamma": 0.97,
+                  "base_momentum": 0.7, "max_momentum": 0.95}),
+    ("CyclicLR", {"base_lr": 0.01, "max_lr": 0.1, "step_size_up": 2, "scale_fn": _lambda, "scale_mode": "iterations",
+                  "cycle_momentum": False}),
     # SequentialLR's schedulers are built on the same optimizer: a function of (optimizer, module) gives its kwargs
     ("SequentialLR", lambda opt, mod: {
         "schedulers": [mod.LinearLR(opt, start_factor=0.1, total_iters=5), mod.CosineAnnealingLR(opt, T_max=20)],

@@ -27,6 +27,20 @@ CASES = [
     ("Adagrad", {"lr": 0.1}),
     ("Adagrad", {"lr": 0.1, "lr_decay": 0.05, "weight_decay": 0.1}),
     ("Adagrad", {"lr": 0.1, "initial_accumulator_value": 0.5, "eps": 1e-6, "maximize": True}),
+    ("NAdam", {"lr": 0.01}),
+    ("NAdam", {"lr": 0.01, "betas": (0.8, 0.95), "momentum_decay": 0.01, "weight_decay": 0.1}),
+    ("NAdam", {"lr": 0.01, "weight_decay": 0.1, "decoupled_weight_decay": True, "maximize": True}),
+    ("RAdam", {"lr": 0.01}),
+    ("RAdam", {"lr": 0.01, "betas": (0.9, 0.5), "weight_decay": 0.1}),  # beta2 small: the rectified branch from step 2
+    ("RAdam", {"lr": 0.01, "betas": (0.8, 0.6), "weight_decay": 0.1, "decoupled_weight_decay": True, "maximize": True}),
+    ("Adamax", {"lr": 0.01}),
+    ("Adamax", {"lr": 0.02, "betas": (0.8, 0.9), "eps": 1e-3, "weight_decay": 0.1, "maximize": True}),
+    ("Adadelta", {}),
+    ("Adadelta", {"lr": 0.5, "rho": 0.8, "eps": 1e-4, "weight_decay": 0.1, "maximize": True}),
+    ("ASGD", {"lr": 0.05}),
+    ("ASGD", {"lr": 0.05, "lambd": 0.1, "alpha": 0.5, "t0": 2, "weight_decay": 0.1, "maximize": True}),
+    ("Rprop", {"lr": 0.05}),
+    ("Rprop", {"lr": 0.05, "etas": (0.3, 1.5), "step_sizes": (0.01, 0.08), "maximize": True}),
 ]
 
 
