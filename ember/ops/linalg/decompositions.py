@@ -323,18 +323,96 @@ def _tolerances(atol, rtol) -> tuple[float, float | None]:
     return atol, float(rtol)
 
 
+def _tolerance_tensors(op: str, A, atol, rtol):
+    """PyTorch's tensor tolerances (one per matrix, broadcasting against the batch), as the
+    cut-off max(atol, rtol * largest) of each matrix's singular values, with a trailing dim."""
+    for name, t in (("atol", atol), ("rtol", rtol)):
+        if t is not None and t._dtype.is_complex:
+            raise RuntimeError(f"{op}: {name} tensor of complex type is not supported.")
+    if A._dtype.is_complex or not A._dtype.is_floating_point:
+        check_float(op, A)
+    F = _F()
+    m, n = A._shape[-2:]
+    real = real_dtype(A._dtype)
+    atol = F.zeros((), dtype=real) if atol is None else atol.to(real)
+    if rtol is None:  # eps * max(m, n) where atol is not above zero, 0 where it is (per matrix)
+        return atol, F.where(atol > 0, 0.0, _dt.finfo(real).eps * max(m, n)).to(real)
+    return atol, rtol.to(real)
+
+
+def _cutoff(S, atol, rtol):
+    smax = S.amax(-1, keepdim=True) if S._shape[-1] else _F().zeros((*S._shape[:-1], 1), dtype=S._dtype)
+    return _F().maximum(atol.unsqueeze(-1), rtol.unsqueeze(-1) * smax)
+
+
+def _pinv_tensor(A, atol, rtol, hermitian, out):
+    atol, rtol = _tolerance_tensors("linalg.pinv", A, atol, rtol)
+    F, LA = _F(), linalg_functions()
+    if hermitian:
+        L, V = LA.eigh(A)
+        keep = L.abs() > _cutoff(L.abs(), atol, rtol)
+        inv = F.where(keep, 1 / F.where(keep, L, 1), 0)
+        return F.matmul(V * inv.to(V._dtype).unsqueeze(-2), adjoint(V), out=out)
+    U, S, Vh = LA.svd(A, full_matrices=False)
+    keep = S > _cutoff(S, atol, rtol)
+    inv = F.where(keep, 1 / F.where(keep, S, 1), 0)
+    return F.matmul(adjoint(Vh) * inv.to(A._dtype).unsqueeze(-2), adjoint(U), out=out)
+
+
 declare(
     "linalg.pinv",
-    "Tensor (Tensor A, *, Float? atol=None, Float? rtol=None, Bool hermitian=False) => LinalgPinv",
+    [
+        "Tensor (Tensor A, *, Tensor? atol=None, Tensor? rtol=None, Bool hermitian=False) => LinalgPinvTensor",
+        "Tensor (Tensor A, *, Float? atol=None, Float? rtol=None, Bool hermitian=False) => LinalgPinv",
+        "Tensor (Tensor A, Tensor rcond, *, Bool hermitian=False) => LinalgPinvRcondTensor",
+        "Tensor (Tensor A, Float rcond, *, Bool hermitian=False) => LinalgPinvRcond",
+    ],
     out=True, op="linalg_pinv",
     doc="""
-    The Moore-Penrose pseudo-inverse (singular values below max(atol, rtol * largest) are dropped).
+    The Moore-Penrose pseudo-inverse (singular values below max(atol, rtol * largest) are dropped);
+    the tolerances may be tensors (one per matrix), ``rcond`` is ``rtol``.
+
+    >>> ember.linalg.pinv(ember.tensor([[2.0, 0.0], [0.0, 1e-9]]), atol=1e-6).tolist()
+    [[0.5, 0.0], [0.0, 0.0]]
     """,
 )
 @functor("LinalgPinv")
 def linalg_pinv(A, atol=None, rtol=None, hermitian=False, out=None):
     atol, rtol = _tolerances(atol, rtol)
     return run(PINV, (A,), {"atol": atol, "rtol": rtol, "hermitian": hermitian}, out)
+
+
+@functor("LinalgPinvTensor")
+def linalg_pinv_tensor(A, atol=None, rtol=None, hermitian=False, out=None):
+    if atol is None and rtol is None:  # the call without tolerances: the primitive
+        return linalg_pinv(A, hermitian=hermitian, out=out)
+    return _pinv_tensor(A, atol, rtol, hermitian, out)
+
+
+@functor("LinalgPinvRcond")
+def linalg_pinv_rcond(A, rcond, hermitian=False, out=None):
+    return run(PINV, (A,), {"atol": 0.0, "rtol": float(rcond), "hermitian": hermitian}, out)
+
+
+@functor("LinalgPinvRcondTensor")
+def linalg_pinv_rcond_tensor(A, rcond, hermitian=False, out=None):
+    return _pinv_tensor(A, _F().zeros((), dtype=rcond._dtype), rcond, hermitian, out)
+
+
+declare(
+    "pinverse",
+    "Tensor (Tensor input, Float rcond=1e-15) => Pinverse",
+    method=True, op="linalg_pinv",
+    doc="""
+    The pseudo-inverse dropping singular values below ``rcond`` times the largest (``linalg.pinv`` with ``rtol=rcond``).
+
+    >>> ember.pinverse(ember.tensor([[2.0, 0.0], [0.0, 0.0]])).tolist()
+    [[0.5, 0.0], [0.0, 0.0]]
+    """,
+)
+@functor("Pinverse")
+def pinverse(input, rcond=1e-15):
+    return run(PINV, (input,), {"atol": 0.0, "rtol": float(rcond), "hermitian": False}, None)
 
 
 @PINV.grad_rule(saves="both")
@@ -356,13 +434,50 @@ MATRIX_RANK = matrix_op("linalg_matrix_rank", "linalg.matrix_rank", lambda s, d,
 
 declare(
     "linalg.matrix_rank",
-    "Tensor (Tensor A, *, Float? atol=None, Float? rtol=None, Bool hermitian=False) => LinalgMatrixRank",
+    [
+        "Tensor (Tensor A, *, Tensor? atol=None, Tensor? rtol=None, Bool hermitian=False) => LinalgMatrixRankTensor",
+        "Tensor (Tensor A, *, Float? atol=None, Float? rtol=None, Bool hermitian=False) => LinalgMatrixRank",
+        "Tensor (Tensor A, Tensor tol, *, Bool hermitian=False) => LinalgMatrixRankTolTensor",
+        "Tensor (Tensor A, Float tol, *, Bool hermitian=False) => LinalgMatrixRankTol",
+    ],
     out=True, differentiable=False, op="linalg_matrix_rank",
-    doc="The number of singular values above max(atol, rtol * largest), as int64.",
+    doc="""
+    The number of singular values above max(atol, rtol * largest), as int64; the tolerances may be
+    tensors (one per matrix, broadcasting against the batch), ``tol`` is ``atol``.
+
+    >>> ember.linalg.matrix_rank(ember.eye(3), rtol=ember.tensor([0.5, 2.0])).tolist()
+    [3, 0]
+    """,
 )
 @functor("LinalgMatrixRank")
 def linalg_matrix_rank(A, atol=None, rtol=None, hermitian=False, out=None):
     atol, rtol = _tolerances(atol, rtol)
+    _check_hermitian_square(A, hermitian)
+    return run(MATRIX_RANK, (A,), {"atol": atol, "rtol": rtol, "hermitian": hermitian}, out)
+
+
+def _check_hermitian_square(A, hermitian: bool) -> None:
     if hermitian and A.ndim >= 2 and A._shape[-1] != A._shape[-2]:  # hermitian ranks come from eigh
         raise RuntimeError(f"linalg.eigh: A must be batches of square matrices, but they are {A._shape[-2]} by {A._shape[-1]} matrices")
-    return run(MATRIX_RANK, (A,), {"atol": atol, "rtol": rtol, "hermitian": hermitian}, out)
+
+
+@functor("LinalgMatrixRankTensor")
+def linalg_matrix_rank_tensor(A, atol=None, rtol=None, hermitian=False, out=None):
+    if atol is None and rtol is None:  # the call without tolerances: the primitive
+        return linalg_matrix_rank(A, hermitian=hermitian, out=out)
+    check_matrix("linalg.matrix_rank", A)
+    _check_hermitian_square(A, hermitian)
+    atol, rtol = _tolerance_tensors("linalg.matrix_rank", A, atol, rtol)
+    LA = linalg_functions()
+    S = LA.eigvalsh(A).abs() if hermitian else LA.svdvals(A)
+    return _F().sum(S > _cutoff(S, atol, rtol), -1, out=out)
+
+
+@functor("LinalgMatrixRankTol")
+def linalg_matrix_rank_tol(A, tol, hermitian=False, out=None):
+    return linalg_matrix_rank(A, atol=tol, rtol=0.0, hermitian=hermitian, out=out)
+
+
+@functor("LinalgMatrixRankTolTensor")
+def linalg_matrix_rank_tol_tensor(A, tol, hermitian=False, out=None):
+    return linalg_matrix_rank_tensor(A, atol=tol, rtol=_F().zeros((), dtype=tol._dtype), hermitian=hermitian, out=out)
