@@ -3,8 +3,8 @@
 
 ``ember.linalg``'s functions where they already match the standard; adapters where the standard's
 signature or rule differs (``matrix_norm``, ``pinv`` with an array ``rtol``, ``solve``'s vector rule,
-``trace``'s integer dtype, ``vector_norm`` over ``axis=()``). ``eig`` and ``eigvals`` are missing:
-ember has no general (non-symmetric) eigensolver.
+``trace``'s integer dtype, ``vector_norm`` over ``axis=()``, ``cross`` of arrays with different
+numbers of dimensions).
 
 >>> import ember.array_api as xp
 >>> xp.linalg.vector_norm(xp.asarray([3.0, 4.0]))
@@ -20,14 +20,15 @@ _LINALG = _NAMESPACES["linalg"]
 
 # ember.linalg's (generated) functions whose signature and semantics already match the standard's.
 _LINALG_SAME = (
-    "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul", "matrix_power",
+    "cholesky", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv", "matmul", "matrix_power",
     "matrix_rank", "matrix_transpose", "outer", "qr", "slogdet", "svd", "svdvals",
 )  # fmt: skip
 cholesky = _LINALG["cholesky"]
-cross = _LINALG["cross"]
 det = _LINALG["det"]
 diagonal = _LINALG["diagonal"]
+eig = _LINALG["eig"]
 eigh = _LINALG["eigh"]
+eigvals = _LINALG["eigvals"]
 eigvalsh = _LINALG["eigvalsh"]
 inv = _LINALG["inv"]
 matmul = _LINALG["matmul"]
@@ -41,10 +42,19 @@ svd = _LINALG["svd"]
 svdvals = _LINALG["svdvals"]
 
 __all__ = [
-    "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul", "matrix_norm", "matrix_power",
+    "cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv", "matmul", "matrix_norm", "matrix_power",
     "matrix_rank", "matrix_transpose", "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot",
     "trace", "vecdot", "vector_norm",
 ]  # fmt: skip
+
+
+def cross(x1, x2, /, *, axis=-1):
+    """Cross product of 3-vectors along ``axis`` (counted from the end); the other axes broadcast, also
+    between arrays with different numbers of dimensions (PyTorch's linalg.cross wants the same number)."""
+    ndim = max(x1.ndim, x2.ndim)
+    x1 = _F["reshape"](x1, (1,) * (ndim - x1.ndim) + tuple(x1.shape))
+    x2 = _F["reshape"](x2, (1,) * (ndim - x2.ndim) + tuple(x2.shape))
+    return _LINALG["cross"](x1, x2, dim=axis)
 
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):

@@ -354,7 +354,7 @@ def _pinv_tensor(A, atol, rtol, hermitian, out):
         inv = F.where(keep, 1 / F.where(keep, L, 1), 0)
         return F.matmul(V * inv.to(V._dtype).unsqueeze(-2), adjoint(V), out=out)
     U, S, Vh = LA.svd(A, full_matrices=False)
-    keep = S > _cutoff(S, atol, rtol)
+    keep = _cutoff(S, atol, rtol) < S
     inv = F.where(keep, 1 / F.where(keep, S, 1), 0)
     return F.matmul(adjoint(Vh) * inv.to(A._dtype).unsqueeze(-2), adjoint(U), out=out)
 
@@ -419,15 +419,20 @@ def pinverse(input, rcond=1e-15):
 def _pinv_grad(ctx, g):
     (A,) = ctx.inputs
     (P,) = ctx.outputs
+    return (pinv_backward(g, P, A),)
+
+
+def pinv_backward(g, P, A):
+    """The gradient of A given the gradient ``g`` of its pseudo-inverse ``P`` (PyTorch's pinv_backward)."""
     m, n = A._shape[-2:]
     Ph, gh = adjoint(P), adjoint(g)
     if m <= n:
         K = gh @ P
         KPh = K @ Ph
-        return (-adjoint(P @ K) + KPh - (A @ P) @ KPh + (Ph @ P) @ (gh - K @ A),)
+        return -adjoint(P @ K) + KPh - (A @ P) @ KPh + (Ph @ P) @ (gh - K @ A)
     K = P @ gh
     PhK = Ph @ K
-    return (-adjoint(K @ P) + (gh - A @ K) @ P @ Ph + PhK - PhK @ P @ A,)
+    return -adjoint(K @ P) + (gh - A @ K) @ P @ Ph + PhK - PhK @ P @ A
 
 
 MATRIX_RANK = matrix_op("linalg_matrix_rank", "linalg.matrix_rank", lambda s, d, a: ((s[:-2], _dt.int64),), square=False)
@@ -470,7 +475,7 @@ def linalg_matrix_rank_tensor(A, atol=None, rtol=None, hermitian=False, out=None
     atol, rtol = _tolerance_tensors("linalg.matrix_rank", A, atol, rtol)
     LA = linalg_functions()
     S = LA.eigvalsh(A).abs() if hermitian else LA.svdvals(A)
-    return _F().sum(S > _cutoff(S, atol, rtol), -1, out=out)
+    return _F().sum(_cutoff(S, atol, rtol) < S, -1, out=out)
 
 
 @functor("LinalgMatrixRankTol")

@@ -16,8 +16,7 @@ import math
 
 from ..._core import dtype as _dt
 from ...dispatch import NO_ATTRS, OpExpr, dispatch
-from ..common import broadcast_pair, sum_to
-from ..common import functional as _F
+from ..common import broadcast_pair, functional as _F, sum_to
 from ..functor import functor
 from ..reduction import exclusive_cumprod, named_tuple, torch_name
 from ..schema import schema_family

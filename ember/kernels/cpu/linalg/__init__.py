@@ -4,7 +4,7 @@ One module per ops module of ``ember/ops/linalg/``: ``products``, ``einsum``, ``
 ``decompositions``, ``norms``. float16/bfloat16 compute in float32 and are written back.
 """
 
-from . import addmm, decompositions, einsum, inverses, norms, products
+from . import addmm, decompositions, eig, einsum, inverses, lstsq, norms, products
 from .inverses import singular_error
 
-__all__ = ["addmm", "decompositions", "einsum", "inverses", "norms", "products", "singular_error"]
+__all__ = ["addmm", "decompositions", "eig", "einsum", "inverses", "lstsq", "norms", "products", "singular_error"]
