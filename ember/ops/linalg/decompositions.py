@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ..._core import dtype as _dt
 from ...dispatch import NO_ATTRS, OpExpr, dispatch
-from ..common import functional as _F
+from ..common import broadcast_pair, functional as _F, sum_to
 from ..functor import functor
 from ..reduction import named_tuple
 from ..schema import schema_family
@@ -345,18 +345,28 @@ def _cutoff(S, atol, rtol):
     return _F().maximum(atol.unsqueeze(-1), rtol.unsqueeze(-1) * smax)
 
 
+# pinv with tolerance tensors: the tolerances are inputs (not differentiated), the derivative is pinv's
+PINV_TOL = OpExpr("linalg_pinv_tol", ("A", "atol", "rtol"), ("out",))
+
+
+@PINV_TOL.shape_rule
+def _pinv_tol_infer(attrs, A, atol, rtol):
+    check_matrix("linalg.pinv", A)
+    check_float("linalg.pinv", A)
+    batch = broadcast_pair(broadcast_pair(A._shape[:-2], atol._shape), rtol._shape)
+    return (((*batch, A._shape[-1], A._shape[-2]), A._dtype),)
+
+
+@PINV_TOL.grad_rule(saves="both")
+def _pinv_tol_grad(ctx, g):
+    A = ctx.inputs[0]
+    (P,) = ctx.outputs
+    return sum_to(pinv_backward(g, P, A), A._shape), None, None
+
+
 def _pinv_tensor(A, atol, rtol, hermitian, out):
     atol, rtol = _tolerance_tensors("linalg.pinv", A, atol, rtol)
-    F, LA = _F(), linalg_functions()
-    if hermitian:
-        L, V = LA.eigh(A)
-        keep = L.abs() > _cutoff(L.abs(), atol, rtol)
-        inv = F.where(keep, 1 / F.where(keep, L, 1), 0)
-        return F.matmul(V * inv.to(V._dtype).unsqueeze(-2), adjoint(V), out=out)
-    U, S, Vh = LA.svd(A, full_matrices=False)
-    keep = _cutoff(S, atol, rtol) < S
-    inv = F.where(keep, 1 / F.where(keep, S, 1), 0)
-    return F.matmul(adjoint(Vh) * inv.to(A._dtype).unsqueeze(-2), adjoint(U), out=out)
+    return run(PINV_TOL, (A, atol, rtol), {"hermitian": hermitian}, out)
 
 
 declare(

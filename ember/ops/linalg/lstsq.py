@@ -6,7 +6,8 @@ driver fills follows PyTorch: ``gelsy`` (the default; QR with column pivoting) g
 full rank) neither. The residuals (squared norms of the columns of A X - B) come for m > n from
 every driver but ``gelsy``, and from ``gelsd``/``gelss`` only when every matrix has full rank;
 a field a driver does not fill is an empty tensor. B is a vector (batch) when it has one
-dimension fewer than A; batch dimensions broadcast; rank and singular values follow A's batch.
+dimension fewer than A (and A's shape without its last); batch dimensions broadcast; rank and
+singular values follow A's batch.
 
 >>> import ember
 >>> A = ember.tensor([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])
@@ -34,8 +35,8 @@ _OP = "torch.linalg.lstsq"
 
 
 def is_vector_rhs(A_shape: tuple, B_shape: tuple) -> bool:
-    """B is a (batch of) vector(s) when it has one dimension fewer than A."""
-    return len(B_shape) == len(A_shape) - 1
+    """B is a (batch of) vector(s) when it is A's shape without the last dimension (no broadcasting)."""
+    return tuple(B_shape) == tuple(A_shape[:-1])
 
 
 def residuals_shape(A_shape: tuple, B_shape: tuple, driver: str) -> tuple | None:
@@ -68,9 +69,8 @@ def _lstsq_infer(attrs, A, B):
     if not 0 <= A.ndim - B.ndim <= 1:
         raise RuntimeError(f"{_OP}: input.dim() must be greater or equal to other.dim() and (input.dim() - other.dim()) <= 1")
     vector = is_vector_rhs(A._shape, B._shape)
-    rows = B._shape[-1] if vector else B._shape[-2]
-    if rows != A._shape[-2]:
-        raise RuntimeError(f"{_OP}: input.size(-2) should match other.size({-1 if vector else -2})")
+    if not vector and (B.ndim != A.ndim or B._shape[-2] != A._shape[-2]):
+        raise RuntimeError(f"{_OP}: input.size(-2) should match other.size(-2)")
     driver = attrs["driver"]
     m, n = A._shape[-2:]
     real = real_dtype(A._dtype)
