@@ -8,17 +8,19 @@
   the minimum-norm one of the rank-r problem (LAPACK's complete orthogonal factorization).
 - ``gels``: QR (or LQ when m < n), A assumed of full rank.
 
-The matrices of a batch are walked one by one for ``gelsy``; the others run batched.
+The matrices of a batch are walked one by one for ``gelsy``; the others run batched. A NaN or an
+infinity in A is refused (LAPACK's SVD may not return on one; torch refuses most such calls).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ...._core.errors import LinAlgError
 from ....dispatch.opexpr import register_kernel
 from ..common import store
 from ..elementwise.factories import quiet
-from ._common import svd as _svd
+from ._common import batch_prefix, non_finite_matrices, svd as _svd
 
 
 def _rcond(attrs: dict, A: np.ndarray) -> float:
@@ -62,16 +64,27 @@ def _householder_qr_pivoted(A: np.ndarray):
 
 
 def _gelsy_rank(R: np.ndarray, rcond: float) -> int:
+    """The largest r with cond(R[:r, :r]) <= 1 / rcond, 0 when R[0, 0] is 0. The condition number
+    of a leading block of a triangular R never falls as the block grows (singular values
+    interlace), so r is found by bisection."""
     k = min(R.shape)
     if k == 0 or R[0, 0] == 0:
         return 0
-    rank = 1
-    while rank < k:
-        s = np.linalg.svd(R[: rank + 1, : rank + 1], compute_uv=False)
-        if s[0] * rcond > s[-1]:
-            break
-        rank += 1
-    return rank
+
+    def well_conditioned(r: int) -> bool:
+        s = np.linalg.svd(R[:r, :r], compute_uv=False)
+        return s[0] * rcond <= s[-1]
+
+    if well_conditioned(k):  # full rank, the common case: one SVD
+        return k
+    low, high = 1, k - 1  # well_conditioned(low) holds
+    while low < high:
+        mid = (low + high + 1) // 2
+        if well_conditioned(mid):
+            low = mid
+        else:
+            high = mid - 1
+    return low
 
 
 def _gelsy_one(A: np.ndarray, B: np.ndarray, rcond: float):
@@ -84,6 +97,9 @@ def _gelsy_one(A: np.ndarray, B: np.ndarray, rcond: float):
     if r == 0:
         return X, 0
     c = (Q.conj().T @ B)[:r]
+    if r == n:  # full column rank: R11 alone
+        X[piv] = np.linalg.solve(R[:r, :r], c)
+        return X, r
     # the minimum-norm y with [R11 R12] y = c: through the QR of [R11 R12]^H = Q2 R2
     Q2, R2 = np.linalg.qr(R[:r].conj().T)
     X[piv] = Q2 @ np.linalg.solve(R2.conj().T, c)
@@ -102,10 +118,19 @@ def _gels(A: np.ndarray, B: np.ndarray) -> np.ndarray:
         return np.full((*np.broadcast_shapes(A.shape[:-2], B.shape[:-2]), n, B.shape[-1]), np.nan, dtype=A.dtype)
 
 
+def _refuse_non_finite(A: np.ndarray) -> None:
+    """LAPACK never sees a NaN or an infinity in A (its SVD may not end on one); torch refuses most."""
+    bad = non_finite_matrices(A)
+    if bad is not None:
+        first = int(np.argmax(bad.reshape(-1)))
+        raise LinAlgError(f"torch.linalg.lstsq: {batch_prefix(A, first)}The input matrix contains non-finite values.")
+
+
 @register_kernel("linalg_lstsq")
 @quiet
 def lstsq(outs, ins, attrs):
     A, B = ins
+    _refuse_non_finite(A)
     vector = B.ndim == A.ndim - 1
     if vector:
         B = B[..., None]
@@ -121,11 +146,15 @@ def lstsq(outs, ins, attrs):
     elif driver == "gelsy":
         Ab, Bb = np.broadcast_to(A, (*batch, *A.shape[-2:])), np.broadcast_to(B, (*batch, *B.shape[-2:]))
         X = np.zeros((*batch, A.shape[-1], B.shape[-1]), dtype=A.dtype)
+        solved_ranks = np.zeros(batch, dtype=np.int64)
         for idx in np.ndindex(batch):
-            X[idx], _ = _gelsy_one(Ab[idx], Bb[idx], rcond)
-        ranks = np.zeros(A.shape[:-2], dtype=np.int64)
-        for idx in np.ndindex(A.shape[:-2]):  # the rank follows A's own batch, as PyTorch's
-            ranks[idx] = _gelsy_rank(_householder_qr_pivoted(A[idx])[1], rcond)
+            X[idx], solved_ranks[idx] = _gelsy_one(Ab[idx], Bb[idx], rcond)
+        if A.shape[:-2] == batch:
+            ranks = solved_ranks
+        else:  # the rank follows A's own batch, as PyTorch's
+            ranks = np.zeros(A.shape[:-2], dtype=np.int64)
+            for idx in np.ndindex(A.shape[:-2]):
+                ranks[idx] = _gelsy_rank(_householder_qr_pivoted(A[idx])[1], rcond)
         S = None
     else:
         X, ranks, S = _gels(A, B), None, None
