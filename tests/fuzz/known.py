@@ -80,6 +80,8 @@ LENIENT = [
     ("arange", r"got \((int|float|bool), .*step=", "arange(end, step=s) counts from 0"),
     ("count_nonzero", r"got \(Tensor, Tensor\)", "dims given as a tensor, as sum takes them"),
     ("argsort", r"takes from 2 to 1 positional arguments", "torch's argsort(x, dim, stable=...) refuses its own signature"),
+    ("kron", r"view size is not compatible with input tensor's size and stride", "torch's kron views a non-contiguous input"),
+    ("chain_matmul", r"expected Tensor as element 0 in argument 0, but got list", "one sequence of matrices, as every varargs op"),
 ]
 LENIENT = [({entry} if isinstance(entry, str) else entry, re.compile(pattern), why) for entry, pattern, why in LENIENT]
 # None for an argument ember declares optional means its default

@@ -14,12 +14,12 @@ sit together; its kernel is in the module of the same name under ``ember/kernels
 """
 
 from ..._core.errors import LinAlgError
-from . import addmm, decompositions, eig, einsum, inverses, lstsq, norms, products
+from . import addmm, composites, decompositions, eig, einsum, inverses, lstsq, norms, products, spellings
 from ._common import check_float, check_matrix, check_square
 from .norms import matrix_norm_impl, vector_norm_impl
 from .products import matmul_shape
 
 __all__ = [
-    "LinAlgError", "addmm", "check_float", "check_matrix", "check_square", "decompositions", "eig", "einsum", "inverses", "lstsq",
-    "matmul_shape", "matrix_norm_impl", "norms", "products", "vector_norm_impl",
+    "LinAlgError", "addmm", "check_float", "composites", "check_matrix", "check_square", "decompositions", "eig", "einsum", "inverses", "lstsq",
+    "matmul_shape", "matrix_norm_impl", "norms", "products", "spellings", "vector_norm_impl",
 ]  # fmt: skip
