@@ -1,6 +1,7 @@
 """Products and solvers written with other ops (autograd comes with them, as in PyTorch, where
 they are composite too): ``inner``, ``kron``, ``linalg.multi_dot`` and ``chain_matmul``,
-``linalg.vander`` and ``linalg.solve_triangular``.
+``linalg.vander``, ``linalg.solve_triangular`` with ``cholesky_solve`` and ``cholesky_inverse``
+over it, ``matrix_exp`` (Padé with scaling and squaring), ``linalg.tensorinv`` and ``linalg.tensorsolve``.
 
 >>> import ember
 >>> ember.kron(ember.tensor([1, 2]), ember.tensor([1, 10])).tolist()
@@ -9,7 +10,10 @@ they are composite too): ``inner``, ``kron``, ``linalg.multi_dot`` and ``chain_m
 
 from __future__ import annotations
 
+import math
+
 from ..._core import dtype as _dt
+from ..._core.shape import wrap_dim
 from ..common import functional as _F
 from ..functor import functor
 from ..reduction import torch_name
@@ -197,3 +201,170 @@ def linalg_solve_triangular(A, B, upper, left=True, unitriangular=False, out=Non
         T = T - F.diag_embed(T.diagonal(0, -2, -1)) + F.eye(n, dtype=A._dtype)
     X = linalg_functions().solve(T, B, left=left)
     return X if out is None else out.copy_(X)
+
+
+# --- through a Cholesky factor ------------------------------------------------------------
+
+
+declare(
+    "cholesky_solve",
+    "Tensor (Tensor input, Tensor input2, Bool upper=False) => CholeskySolve",
+    method=True, out=True, composite=True,
+    doc="""
+    X with A X = B given the Cholesky factor of A (``input2``: L, or U with ``upper=True``) and B (``input``).
+
+    >>> ember.cholesky_solve(ember.tensor([[4.0], [8.0]]), ember.tensor([[2.0, 0.0], [0.0, 2.0]])).tolist()
+    [[1.0], [2.0]]
+    """,
+)
+@functor("CholeskySolve")
+def cholesky_solve(input, input2, upper=False, out=None):
+    B, L = input, input2
+    if B.ndim < 2:
+        raise RuntimeError(f"b should have at least 2 dimensions, but has {B.ndim} dimensions instead")
+    if L.ndim < 2:
+        raise RuntimeError(f"u should have at least 2 dimensions, but has {L.ndim} dimensions instead")
+    check_square("cholesky_solve", L)
+    if B._shape[-2] != L._shape[-1]:
+        raise RuntimeError(
+            f"Incompatible matrix sizes for cholesky_solve: each A matrix is {L._shape[-1]} by {L._shape[-1]} but each b "
+            f"matrix is {B._shape[-2]} by {B._shape[-1]}"
+        )
+    if B._dtype is not L._dtype:
+        raise RuntimeError(
+            f"Expected b and A to have the same dtype, but found b of type {torch_name(B._dtype)} and A of type "
+            f"{torch_name(L._dtype)} instead."
+        )
+    # the factor's other triangle is not read, but torch differentiates the factor as a full matrix:
+    # subtracting that triangle detached keeps the value triangular and the gradient whole
+    F = L - (L.tril(-1) if upper else L.triu(1)).detach()
+    if upper:  # A = U^H U
+        F = F.mT.conj()
+    solve = linalg_functions().solve
+    X = solve(F.mT.conj(), solve(F, B))
+    return X if out is None else out.copy_(X)
+
+
+declare(
+    "cholesky_inverse",
+    "Tensor (Tensor input, Bool upper=False) => CholeskyInverse",
+    method=True, out=True, composite=True,
+    doc="""
+    The inverse of A given its Cholesky factor (L, or U with ``upper=True``).
+
+    >>> ember.cholesky_inverse(ember.tensor([[2.0, 0.0], [0.0, 4.0]])).tolist()
+    [[0.25, 0.0], [0.0, 0.0625]]
+    """,
+)
+@functor("CholeskyInverse")
+def cholesky_inverse(input, upper=False, out=None):
+    check_matrix("cholesky_inverse", input, "input")
+    check_square("cholesky_inverse", input)
+    check_float("cholesky_inverse", input)
+    n = input._shape[-1]
+    eye = _F().eye(n, dtype=input._dtype).expand(*input._shape)
+    return cholesky_solve(eye, input, upper, out)
+
+
+# --- matrix_exp: scaling and squaring with the degree-13 Padé approximant (Higham 2005) ------
+
+_PADE13 = (
+    64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0, 129060195264000.0,
+    10559470521600.0, 670442572800.0, 33522128640.0, 1323241920.0, 40840800.0, 960960.0, 16380.0, 182.0, 1.0,
+)  # fmt: skip
+_THETA13 = 5.371920351148152
+
+
+declare(
+    "matrix_exp",
+    "Tensor (Tensor A) => MatrixExp",
+    method=True, composite=True,
+    doc="""
+    The matrix exponential of a (batch of) square matrices.
+
+    >>> ember.matrix_exp(ember.zeros((2, 2))).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """,
+)
+declare(
+    "linalg.matrix_exp",
+    "Tensor (Tensor A) => MatrixExp",
+    composite=True,
+    doc="Same as :func:`ember.matrix_exp`.",
+)
+@functor("MatrixExp")
+def matrix_exp(A):
+    op = "linalg.matrix_exp"
+    check_square(op, A)
+    check_float(op, A, low_precision=True)
+    if A.numel() == 0:
+        return A.clone()
+    F = _F()
+    work = A.float() if A._dtype in (_dt.float16, _dt.bfloat16) else A
+    norm1 = float(work.detach().abs().sum(-2).amax().item())  # the largest 1-norm of the batch
+    s = max(0, math.ceil(math.log2(norm1 / _THETA13))) if norm1 > 0 and math.isfinite(norm1) else 0
+    X = work / (2**s) if s else work
+    n = A._shape[-1]
+    b = _PADE13
+    eye = F.eye(n, dtype=work._dtype)
+    X2 = X @ X
+    X4 = X2 @ X2
+    X6 = X4 @ X2
+    U = X @ (X6 @ (b[13] * X6 + b[11] * X4 + b[9] * X2) + b[7] * X6 + b[5] * X4 + b[3] * X2 + b[1] * eye)
+    V = X6 @ (b[12] * X6 + b[10] * X4 + b[8] * X2) + b[6] * X6 + b[4] * X4 + b[2] * X2 + b[0] * eye
+    R = linalg_functions().solve(V - U, V + U)
+    for _ in range(s):
+        R = R @ R
+    return R.to(A._dtype) if R._dtype is not A._dtype else R
+
+
+# --- tensorinv, tensorsolve: inv and solve of tensors read as matrices -------------------------
+
+
+declare(
+    "linalg.tensorinv",
+    "Tensor (Tensor A, Int ind=2) => LinalgTensorinv",
+    out=True, composite=True,
+    doc="""
+    The inverse of A read as a matrix with prod(shape[:ind]) rows; the result has shape shape[ind:] + shape[:ind].
+
+    >>> ember.linalg.tensorinv(ember.eye(4).reshape(4, 2, 2), ind=1).shape
+    ember.Size([2, 2, 4])
+    """,
+)
+@functor("LinalgTensorinv")
+def linalg_tensorinv(A, ind=2, out=None):
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    if ind > A.ndim:
+        raise RuntimeError(f"linalg.tensorinv: ind ({ind}) is more than the number of dimensions of A ({A.ndim})")
+    rows, cols = math.prod(A._shape[:ind]), math.prod(A._shape[ind:])
+    if rows != cols:
+        raise RuntimeError(
+            f"Expected self to satisfy the requirement prod(self.shape[ind:]) == prod(self.shape[:ind]), but got {cols} != {rows}"
+        )
+    result = linalg_functions().inv(A.reshape(rows, cols)).reshape(A._shape[ind:] + A._shape[:ind])
+    return result if out is None else out.copy_(result)
+
+
+declare(
+    "linalg.tensorsolve",
+    "Tensor (Tensor A, Tensor B, IntList? dims=None) => LinalgTensorsolve",
+    out=True, composite=True,
+    doc="""
+    X with tensordot(A, X, X.ndim) = B; ``dims`` moves those dims of A to its end first.
+
+    >>> ember.linalg.tensorsolve(ember.eye(6).reshape(2, 3, 6), ember.ones((2, 3))).shape
+    ember.Size([6])
+    """,
+)
+@functor("LinalgTensorsolve")
+def linalg_tensorsolve(A, B, dims=None, out=None):
+    if dims is not None:
+        moved = [wrap_dim(d, A.ndim, "linalg.tensorsolve", "dims") for d in dims]
+        A = A.permute(*[d for d in range(A.ndim) if d not in moved], *moved)
+    result_shape = A._shape[B.ndim :]
+    rows = math.prod(B._shape)
+    A2 = A.reshape(rows, math.prod(result_shape))
+    result = linalg_functions().solve(A2, B.reshape(rows)).reshape(result_shape)
+    return result if out is None else out.copy_(result)

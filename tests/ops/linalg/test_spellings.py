@@ -110,3 +110,53 @@ def test_matches_torch():
         rand((3, 2)),
         grad=True,
     )
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_solve_and_inverse(upper):
+    P = spd(3, (2,))
+    L = np.linalg.cholesky(P)
+    F = np.swapaxes(L, -1, -2) if upper else L
+    B = rand((2, 3, 2))
+    close(ember.cholesky_solve(to_ember(B), to_ember(F), upper=upper).numpy(), np.linalg.solve(P, B), "float64")
+    close(to_ember(F).cholesky_inverse(upper=upper).numpy(), np.linalg.inv(P), "float64")
+    with pytest.raises(RuntimeError, match="b should have at least 2 dimensions"):
+        ember.cholesky_solve(ember.ones(3, dtype=ember.float64), to_ember(F[0]))
+    assert gradcheck(lambda b, f: ember.cholesky_solve(b, f.tril() + 3 * ember.eye(3, dtype=ember.float64)), (R(3, 2), R(3, 3)))
+
+
+def test_matrix_exp():
+    theta = 0.7  # a rotation generator
+    G = ember.tensor([[0.0, -theta], [theta, 0.0]], dtype=ember.float64)
+    close(ember.matrix_exp(G).numpy(), [[np.cos(theta), -np.sin(theta)], [np.sin(theta), np.cos(theta)]], "float64")
+    D = rand(4)
+    close(LA.matrix_exp(to_ember(np.diag(D))).numpy(), np.diag(np.exp(D)), "float64")
+    A = 5 * rand((2, 3, 3))  # large norms: scaling and squaring; exp(A) exp(-A) = I
+    E, Einv = ember.matrix_exp(to_ember(A)).numpy(), ember.matrix_exp(to_ember(-A)).numpy()
+    np.testing.assert_allclose(E @ Einv, np.broadcast_to(np.eye(3), A.shape), atol=1e-7)
+    assert gradcheck(ember.matrix_exp, (R(3, 3),))
+    with pytest.raises(RuntimeError, match=r"Expected a floating point or complex tensor as input\. Got Long"):
+        ember.matrix_exp(ember.ones((2, 2), dtype=ember.int64))
+
+
+def test_tensorinv_tensorsolve():
+    A = rand((4, 2, 2))
+    inv = LA.tensorinv(to_ember(A), ind=1).numpy()
+    close(inv, np.linalg.tensorinv(A, ind=1), "float64")
+    A, B = rand((2, 3, 6)), rand((2, 3))
+    close(LA.tensorsolve(to_ember(A), to_ember(B)).numpy(), np.linalg.tensorsolve(A, B), "float64")
+    A, B = rand((6, 2, 3)), rand((2, 3))
+    close(LA.tensorsolve(to_ember(A), to_ember(B), dims=(0,)).numpy(), np.linalg.tensorsolve(A, B, axes=(0,)), "float64")
+    with pytest.raises(RuntimeError, match=r"prod\(self\.shape\[ind:\]\) == prod\(self.shape\[:ind\]\), but got 6 != 4"):
+        LA.tensorinv(ember.ones((4, 2, 3)), ind=1)
+
+
+@needs_torch
+def test_composites_match_torch():
+    P = spd(3)
+    L = np.linalg.cholesky(P)
+    check(ember.cholesky_solve, torch.cholesky_solve, rand((3, 2)), L, grad=True)
+    check(ember.cholesky_inverse, torch.cholesky_inverse, L, grad=True)
+    check(ember.matrix_exp, torch.matrix_exp, rand((2, 3, 3)), grad=True)
+    check(lambda a: LA.tensorinv(a, ind=1), lambda a: torch.linalg.tensorinv(a, ind=1), rand((4, 2, 2)), grad=True)
+    check(LA.tensorsolve, torch.linalg.tensorsolve, rand((2, 3, 6)), rand((2, 3)), grad=True)
