@@ -80,6 +80,8 @@ PRECONDITIONS = {
 # Deliberate differences from torch, by (op, dtype), each with the reason.
 DIVERGENCES = {
     ("pow", "complex64"): "torch gives nan+nanj for 0j ** 0j; ember gives 1, as NumPy and Python do",
+    ("matrix_exp", "float16"): "torch's half-precision series overflows to nan; ember refuses half, as its other linalg routines",
+    ("linalg.matrix_exp", "float16"): "torch's half-precision series overflows to nan; ember refuses half, as its other linalg routines",
 }
 
 

@@ -377,7 +377,7 @@ declare(
         "Tensor (Tensor A, Tensor rcond, *, Bool hermitian=False) => LinalgPinvRcondTensor",
         "Tensor (Tensor A, Float rcond, *, Bool hermitian=False) => LinalgPinvRcond",
     ],
-    out=True, op="linalg_pinv",
+    out=True, op=("linalg_pinv", "linalg_pinv_tol"),
     doc="""
     The Moore-Penrose pseudo-inverse (singular values below max(atol, rtol * largest) are dropped);
     the tolerances may be tensors (one per matrix), ``rcond`` is ``rtol``.
