@@ -3,8 +3,8 @@
 
 ``ember.linalg``'s functions where they already match the standard; adapters where the standard's
 signature or rule differs (``matrix_norm``, ``pinv`` with an array ``rtol``, ``solve``'s vector rule,
-``trace``'s integer dtype, ``vector_norm`` over ``axis=()``). ``eig`` and ``eigvals`` are missing:
-ember has no general (non-symmetric) eigensolver.
+``trace``'s integer dtype, ``vector_norm`` over ``axis=()``, ``cross`` of arrays with different
+numbers of dimensions).
 
 >>> import ember.array_api as xp
 >>> xp.linalg.vector_norm(xp.asarray([3.0, 4.0]))
@@ -20,13 +20,15 @@ _LINALG = _NAMESPACES["linalg"]
 
 # ember.linalg's (generated) functions whose signature and semantics already match the standard's.
 _LINALG_SAME = (
-    "cholesky", "det", "diagonal", "eigh", "eigvalsh", "inv", "matrix_power", "matrix_rank",
+    "cholesky", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv", "matrix_power", "matrix_rank",
     "matrix_transpose", "outer", "qr", "slogdet", "svd", "svdvals",
 )  # fmt: skip
 cholesky = _LINALG["cholesky"]
 det = _LINALG["det"]
 diagonal = _LINALG["diagonal"]
+eig = _LINALG["eig"]
 eigh = _LINALG["eigh"]
+eigvals = _LINALG["eigvals"]
 eigvalsh = _LINALG["eigvalsh"]
 inv = _LINALG["inv"]
 matrix_power = _LINALG["matrix_power"]
@@ -39,20 +41,26 @@ svd = _LINALG["svd"]
 svdvals = _LINALG["svdvals"]
 
 __all__ = [
-    "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul", "matrix_norm", "matrix_power",
+    "cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv", "matmul", "matrix_norm", "matrix_power",
     "matrix_rank", "matrix_transpose", "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot",
     "trace", "vecdot", "vector_norm",
 ]  # fmt: skip
 
 
 def cross(x1, x2, /, *, axis=-1):
-    """Cross product of 3-element vectors along ``axis``; two dtypes promote (PyTorch's refuses them).
+    """Cross product of 3-element vectors along ``axis`` (counted from the end); two dtypes promote, and
+    the other axes broadcast, also between arrays with different numbers of dimensions (PyTorch's
+    linalg.cross refuses both).
 
     >>> import ember.array_api as xp
     >>> xp.linalg.cross(xp.asarray([1, 0, 0]), xp.asarray([0.0, 1.0, 0.0]))
     tensor([0., 0., 1.])
     """
-    return _LINALG["cross"](*_promoted(x1, x2), dim=axis)
+    x1, x2 = _promoted(x1, x2)
+    ndim = max(x1.ndim, x2.ndim)
+    x1 = _F["reshape"](x1, (1,) * (ndim - x1.ndim) + tuple(x1.shape))
+    x2 = _F["reshape"](x2, (1,) * (ndim - x2.ndim) + tuple(x2.shape))
+    return _LINALG["cross"](x1, x2, dim=axis)
 
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):

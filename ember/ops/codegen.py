@@ -180,7 +180,7 @@ def _branch(entry: OpEntry, sig: Signature, index: int, union: list[tuple[Param,
     if not guarded:
         return body
     tests = []
-    for p, _ in union:
+    for p, union_default in union:
         if p.name not in names:
             tests.append(f"{p.name} is _e_MISSING")
             continue
@@ -188,7 +188,9 @@ def _branch(entry: OpEntry, sig: Signature, index: int, union: list[tuple[Param,
         guard = _GUARD.get(mine.type.base)
         if guard:
             g = guard.format(n=p.name)
-            tests.append(f"({p.name} is None or {g})" if mine.type.optional else g)
+            # an optional left out is None, or the sentinel where other overloads lack it
+            left_out = f"{p.name} is None" + (f" or {p.name} is _e_MISSING" if union_default is _MISSING and mine.has_default else "")
+            tests.append(f"({left_out} or {g})" if mine.type.optional else g)
     head = f"if {' and '.join(tests) or 'True'}:  # {sig}"
     return [head, *("    " + line for line in body)]
 

@@ -55,3 +55,19 @@ def test_linalg_adapters():
     np.testing.assert_allclose(((u * sv[..., None, :]) @ vh).numpy(), a, rtol=1e-10, atol=1e-12)
     w, v = xp.linalg.eigh(E(spd))
     np.testing.assert_allclose((v @ (w[..., :, None] * v.mT)).numpy(), spd, rtol=1e-10)
+
+
+def test_linalg_eig_cross_and_array_rtol():
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((2, 4, 4))
+    w, v = xp.linalg.eig(E(a))
+    assert w.dtype == xp.complex128 and v.dtype == xp.complex128
+    np.testing.assert_allclose(a @ v.numpy(), v.numpy() * w.numpy()[..., None, :], atol=1e-10)
+    check(xp.linalg.eigvals(E(a)), w.numpy(), rtol=1e-12)
+    assert xp.linalg.eigvals(E(a.astype(np.float32))).dtype == xp.complex64
+    # cross: the other axes broadcast across different numbers of dimensions
+    x1, x2 = rng.standard_normal((2, 4, 3)), rng.standard_normal(3)
+    check(xp.linalg.cross(E(x1), E(x2)), np.cross(x1, x2), rtol=1e-12)
+    assert xp.linalg.cross(xp.zeros((0, 3), dtype=xp.uint8), xp.asarray([0, 0, 0], dtype=xp.uint8)).shape == (0, 3)
+    s = np.diag([4.0, 1.0, 0.01])[None].repeat(2, 0)
+    check(xp.linalg.matrix_rank(E(s), rtol=E(np.array([0.1, 0.001]))), np.array([2, 3]))

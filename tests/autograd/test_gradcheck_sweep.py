@@ -26,7 +26,7 @@ def test_every_differentiable_primitive_has_a_derivative():
 # Functions of decompositions whose outputs are not unique (eigenvector signs, the extra columns
 # of a full SVD, eigh and cholesky reading one triangle): tests/ops/linalg/test_decompositions.py checks them through
 # gauge-invariant functions, as PyTorch's own tests do.
-NOT_UNIQUE = {"linalg.svd", "linalg.eigh", "linalg.eigvalsh", "linalg.qr", "linalg.cholesky"}
+NOT_UNIQUE = {"linalg.svd", "linalg.eigh", "linalg.eigvalsh", "linalg.qr", "linalg.cholesky", "svd", "qr", "cholesky"}
 
 
 def _sweepable(entry):

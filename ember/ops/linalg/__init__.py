@@ -14,12 +14,12 @@ sit together; its kernel is in the module of the same name under ``ember/kernels
 """
 
 from ..._core.errors import LinAlgError
-from . import decompositions, distances, einsum, inverses, norms, products
+from . import addmm, composites, decompositions, distances, eig, einsum, inverses, lstsq, norms, products, spellings
 from ._common import check_float, check_matrix, check_square
 from .norms import matrix_norm_impl, vector_norm_impl
 from .products import matmul_shape
 
 __all__ = [
-    "LinAlgError", "check_float", "check_matrix", "check_square", "decompositions", "distances", "einsum", "inverses",
-    "matmul_shape", "matrix_norm_impl", "norms", "products", "vector_norm_impl",
+    "LinAlgError", "addmm", "check_float", "check_matrix", "check_square", "composites", "decompositions", "distances", "eig",
+    "einsum", "inverses", "lstsq", "matmul_shape", "matrix_norm_impl", "norms", "products", "spellings", "vector_norm_impl",
 ]  # fmt: skip

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ..._core import dtype as _dt
 from ...dispatch import NO_ATTRS, OpExpr, dispatch
-from ..common import functional as _F
+from ..common import broadcast_pair, functional as _F, sum_to
 from ..functor import functor
 from ..reduction import named_tuple
 from ..schema import schema_family
@@ -323,12 +323,67 @@ def _tolerances(atol, rtol) -> tuple[float, float | None]:
     return atol, float(rtol)
 
 
+def _tolerance_tensors(op: str, A, atol, rtol):
+    """PyTorch's tensor tolerances (one per matrix, broadcasting against the batch), as the
+    cut-off max(atol, rtol * largest) of each matrix's singular values, with a trailing dim."""
+    for name, t in (("atol", atol), ("rtol", rtol)):
+        if t is not None and t._dtype.is_complex:
+            raise RuntimeError(f"{op}: {name} tensor of complex type is not supported.")
+    if A._dtype.is_complex or not A._dtype.is_floating_point:
+        check_float(op, A)
+    F = _F()
+    m, n = A._shape[-2:]
+    real = real_dtype(A._dtype)
+    atol = F.zeros((), dtype=real) if atol is None else atol.to(real)
+    if rtol is None:  # eps * max(m, n) where atol is not above zero, 0 where it is (per matrix)
+        return atol, F.where(atol > 0, 0.0, _dt.finfo(real).eps * max(m, n)).to(real)
+    return atol, rtol.to(real)
+
+
+def _cutoff(S, atol, rtol):
+    smax = S.amax(-1, keepdim=True) if S._shape[-1] else _F().zeros((*S._shape[:-1], 1), dtype=S._dtype)
+    return _F().maximum(atol.unsqueeze(-1), rtol.unsqueeze(-1) * smax)
+
+
+# pinv with tolerance tensors: the tolerances are inputs (not differentiated), the derivative is pinv's
+PINV_TOL = OpExpr("linalg_pinv_tol", ("A", "atol", "rtol"), ("out",))
+
+
+@PINV_TOL.shape_rule
+def _pinv_tol_infer(attrs, A, atol, rtol):
+    check_matrix("linalg.pinv", A)
+    check_float("linalg.pinv", A)
+    batch = broadcast_pair(broadcast_pair(A._shape[:-2], atol._shape), rtol._shape)
+    return (((*batch, A._shape[-1], A._shape[-2]), A._dtype),)
+
+
+@PINV_TOL.grad_rule(saves="both")
+def _pinv_tol_grad(ctx, g):
+    A = ctx.inputs[0]
+    (P,) = ctx.outputs
+    return sum_to(pinv_backward(g, P, A), A._shape), None, None
+
+
+def _pinv_tensor(A, atol, rtol, hermitian, out):
+    atol, rtol = _tolerance_tensors("linalg.pinv", A, atol, rtol)
+    return run(PINV_TOL, (A, atol, rtol), {"hermitian": hermitian}, out)
+
+
 declare(
     "linalg.pinv",
-    "Tensor (Tensor A, *, Float? atol=None, Float? rtol=None, Bool hermitian=False) => LinalgPinv",
-    out=True, op="linalg_pinv",
+    [
+        "Tensor (Tensor A, *, Tensor? atol=None, Tensor? rtol=None, Bool hermitian=False) => LinalgPinvTensor",
+        "Tensor (Tensor A, *, Float? atol=None, Float? rtol=None, Bool hermitian=False) => LinalgPinv",
+        "Tensor (Tensor A, Tensor rcond, *, Bool hermitian=False) => LinalgPinvRcondTensor",
+        "Tensor (Tensor A, Float rcond, *, Bool hermitian=False) => LinalgPinvRcond",
+    ],
+    out=True, op=("linalg_pinv", "linalg_pinv_tol"),
     doc="""
-    The Moore-Penrose pseudo-inverse (singular values below max(atol, rtol * largest) are dropped).
+    The Moore-Penrose pseudo-inverse (singular values below max(atol, rtol * largest) are dropped);
+    the tolerances may be tensors (one per matrix), ``rcond`` is ``rtol``.
+
+    >>> ember.linalg.pinv(ember.tensor([[2.0, 0.0], [0.0, 1e-9]]), atol=1e-6).tolist()
+    [[0.5, 0.0], [0.0, 0.0]]
     """,
 )
 @functor("LinalgPinv")
@@ -337,32 +392,107 @@ def linalg_pinv(A, atol=None, rtol=None, hermitian=False, out=None):
     return run(PINV, (A,), {"atol": atol, "rtol": rtol, "hermitian": hermitian}, out)
 
 
+@functor("LinalgPinvTensor")
+def linalg_pinv_tensor(A, atol=None, rtol=None, hermitian=False, out=None):
+    if atol is None and rtol is None:  # the call without tolerances: the primitive
+        return linalg_pinv(A, hermitian=hermitian, out=out)
+    return _pinv_tensor(A, atol, rtol, hermitian, out)
+
+
+@functor("LinalgPinvRcond")
+def linalg_pinv_rcond(A, rcond, hermitian=False, out=None):
+    return run(PINV, (A,), {"atol": 0.0, "rtol": float(rcond), "hermitian": hermitian}, out)
+
+
+@functor("LinalgPinvRcondTensor")
+def linalg_pinv_rcond_tensor(A, rcond, hermitian=False, out=None):
+    return _pinv_tensor(A, _F().zeros((), dtype=rcond._dtype), rcond, hermitian, out)
+
+
+declare(
+    "pinverse",
+    "Tensor (Tensor input, Float rcond=1e-15) => Pinverse",
+    method=True, op="linalg_pinv",
+    doc="""
+    The pseudo-inverse dropping singular values below ``rcond`` times the largest (``linalg.pinv`` with ``rtol=rcond``).
+
+    >>> ember.pinverse(ember.tensor([[2.0, 0.0], [0.0, 0.0]])).tolist()
+    [[0.5, 0.0], [0.0, 0.0]]
+    """,
+)
+@functor("Pinverse")
+def pinverse(input, rcond=1e-15):
+    return run(PINV, (input,), {"atol": 0.0, "rtol": float(rcond), "hermitian": False}, None)
+
+
 @PINV.grad_rule(saves="both")
 def _pinv_grad(ctx, g):
     (A,) = ctx.inputs
     (P,) = ctx.outputs
+    return (pinv_backward(g, P, A),)
+
+
+def pinv_backward(g, P, A):
+    """The gradient of A given the gradient ``g`` of its pseudo-inverse ``P`` (PyTorch's pinv_backward)."""
     m, n = A._shape[-2:]
     Ph, gh = adjoint(P), adjoint(g)
     if m <= n:
         K = gh @ P
         KPh = K @ Ph
-        return (-adjoint(P @ K) + KPh - (A @ P) @ KPh + (Ph @ P) @ (gh - K @ A),)
+        return -adjoint(P @ K) + KPh - (A @ P) @ KPh + (Ph @ P) @ (gh - K @ A)
     K = P @ gh
     PhK = Ph @ K
-    return (-adjoint(K @ P) + (gh - A @ K) @ P @ Ph + PhK - PhK @ P @ A,)
+    return -adjoint(K @ P) + (gh - A @ K) @ P @ Ph + PhK - PhK @ P @ A
 
 
 MATRIX_RANK = matrix_op("linalg_matrix_rank", "linalg.matrix_rank", lambda s, d, a: ((s[:-2], _dt.int64),), square=False)
 
 declare(
     "linalg.matrix_rank",
-    "Tensor (Tensor A, *, Float? atol=None, Float? rtol=None, Bool hermitian=False) => LinalgMatrixRank",
+    [
+        "Tensor (Tensor A, *, Tensor? atol=None, Tensor? rtol=None, Bool hermitian=False) => LinalgMatrixRankTensor",
+        "Tensor (Tensor A, *, Float? atol=None, Float? rtol=None, Bool hermitian=False) => LinalgMatrixRank",
+        "Tensor (Tensor A, Tensor tol, *, Bool hermitian=False) => LinalgMatrixRankTolTensor",
+        "Tensor (Tensor A, Float tol, *, Bool hermitian=False) => LinalgMatrixRankTol",
+    ],
     out=True, differentiable=False, op="linalg_matrix_rank",
-    doc="The number of singular values above max(atol, rtol * largest), as int64.",
+    doc="""
+    The number of singular values above max(atol, rtol * largest), as int64; the tolerances may be
+    tensors (one per matrix, broadcasting against the batch), ``tol`` is ``atol``.
+
+    >>> ember.linalg.matrix_rank(ember.eye(3), rtol=ember.tensor([0.5, 2.0])).tolist()
+    [3, 0]
+    """,
 )
 @functor("LinalgMatrixRank")
 def linalg_matrix_rank(A, atol=None, rtol=None, hermitian=False, out=None):
     atol, rtol = _tolerances(atol, rtol)
+    _check_hermitian_square(A, hermitian)
+    return run(MATRIX_RANK, (A,), {"atol": atol, "rtol": rtol, "hermitian": hermitian}, out)
+
+
+def _check_hermitian_square(A, hermitian: bool) -> None:
     if hermitian and A.ndim >= 2 and A._shape[-1] != A._shape[-2]:  # hermitian ranks come from eigh
         raise RuntimeError(f"linalg.eigh: A must be batches of square matrices, but they are {A._shape[-2]} by {A._shape[-1]} matrices")
-    return run(MATRIX_RANK, (A,), {"atol": atol, "rtol": rtol, "hermitian": hermitian}, out)
+
+
+@functor("LinalgMatrixRankTensor")
+def linalg_matrix_rank_tensor(A, atol=None, rtol=None, hermitian=False, out=None):
+    if atol is None and rtol is None:  # the call without tolerances: the primitive
+        return linalg_matrix_rank(A, hermitian=hermitian, out=out)
+    check_matrix("linalg.matrix_rank", A)
+    _check_hermitian_square(A, hermitian)
+    atol, rtol = _tolerance_tensors("linalg.matrix_rank", A, atol, rtol)
+    LA = linalg_functions()
+    S = LA.eigvalsh(A).abs() if hermitian else LA.svdvals(A)
+    return _F().sum(_cutoff(S, atol, rtol) < S, -1, out=out)
+
+
+@functor("LinalgMatrixRankTol")
+def linalg_matrix_rank_tol(A, tol, hermitian=False, out=None):
+    return linalg_matrix_rank(A, atol=tol, rtol=0.0, hermitian=hermitian, out=out)
+
+
+@functor("LinalgMatrixRankTolTensor")
+def linalg_matrix_rank_tol_tensor(A, tol, hermitian=False, out=None):
+    return linalg_matrix_rank_tensor(A, atol=tol, rtol=_F().zeros((), dtype=tol._dtype), hermitian=hermitian, out=out)

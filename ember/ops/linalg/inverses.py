@@ -12,9 +12,11 @@ They run NumPy's LAPACK routines over batches ``(..., n, n)``; a singular input 
 
 from __future__ import annotations
 
+import math
+
 from ..._core import dtype as _dt
 from ...dispatch import NO_ATTRS, OpExpr, dispatch
-from ..common import broadcast_pair, sum_to
+from ..common import broadcast_pair, functional as _F, sum_to
 from ..functor import functor
 from ..reduction import exclusive_cumprod, named_tuple, torch_name
 from ..schema import schema_family
@@ -112,6 +114,65 @@ declare(
 @functor("LinalgSlogdet")
 def linalg_slogdet(A):
     return SlogdetResult(*dispatch(SLOGDET, (A,), NO_ATTRS))
+
+
+# torch.slogdet, torch.det and torch.logdet: the top-level spellings over the same primitives
+TopSlogdetResult = named_tuple("slogdet", ("sign", "logabsdet"))
+
+declare(
+    "det",
+    "Tensor (Tensor input) => Det",
+    method=True, op="linalg_det",
+    doc="""
+    The determinant of a (batch of) square matrices: :func:`ember.linalg.det`.
+
+    >>> ember.det(ember.tensor([[2.0, 1.0], [0.0, 3.0]])).item()
+    6.0
+    """,
+)
+@functor("Det")
+def det(input):
+    return dispatch(DET, (input,), NO_ATTRS)[0]
+
+
+declare(
+    "slogdet",
+    "(Tensor sign, Tensor logabsdet) (Tensor input) => Slogdet",
+    method=True, op="linalg_slogdet",
+    doc="""
+    The sign and the log of the absolute value of the determinant: :func:`ember.linalg.slogdet`.
+
+    >>> ember.slogdet(ember.tensor([[-2.0, 0.0], [0.0, 1.0]])).sign.item()
+    -1.0
+    """,
+)
+@functor("Slogdet")
+def slogdet(input):
+    return TopSlogdetResult(*dispatch(SLOGDET, (input,), NO_ATTRS))
+
+
+declare(
+    "logdet",
+    "Tensor (Tensor input) => Logdet",
+    method=True, composite=True,
+    doc="""
+    The log of the determinant: nan where a real determinant is negative, -inf where it is zero;
+    for complex input log(sign) + log|det|.
+
+    >>> round(ember.logdet(ember.tensor([[2.0, 0.0], [0.0, 3.0]])).item(), 4)
+    1.7918
+    >>> ember.logdet(ember.tensor([[-1.0, 0.0], [0.0, 1.0]])).item()
+    nan
+    """,
+)
+@functor("Logdet")
+def logdet(input):
+    check_square("logdet", input)
+    check_float("logdet", input)
+    sign, logabsdet = dispatch(SLOGDET, (input,), NO_ATTRS)
+    if input._dtype.is_complex:
+        return sign.log() + logabsdet
+    return _F().where(sign < 0, math.nan, logabsdet)
 
 
 @SLOGDET.grad_rule(saves="both")

@@ -15,6 +15,7 @@ the same primitive.
 from __future__ import annotations
 
 import math
+import warnings
 
 from ..._core import dtype as _dt
 from ..._core.shape import wrap_dim
@@ -368,6 +369,33 @@ declare(
 def linalg_cross(input, other, dim=-1, out=None):
     d = wrap_dim(dim, max(input.ndim, other.ndim, 1))
     return run(CROSS, (input, other), {"dim": d, "user_dim": dim}, out)
+
+
+declare(
+    "cross",
+    "Tensor (Tensor input, Tensor other, Int? dim=None) => Cross",
+    method=True, out=True, op="linalg_cross",
+    doc="""
+    The cross product along ``dim``; without ``dim``, along the first dimension of size 3 (a
+    deprecated default: :func:`ember.linalg.cross` takes the last).
+
+    >>> ember.cross(ember.tensor([[1.0, 0.0, 0.0]]), ember.tensor([[0.0, 1.0, 0.0]]), dim=1).tolist()
+    [[0.0, 0.0, 1.0]]
+    """,
+)
+@functor("Cross")
+def cross(input, other, dim=None, out=None):
+    if dim is None:
+        warnings.warn(
+            "Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim explicitly or "
+            "simply use torch.linalg.cross.\nThe default value of dim will change to agree with that of linalg.cross in a future release.",
+            UserWarning,
+            stacklevel=3,
+        )
+        dim = next((i for i, n in enumerate(input._shape) if n == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    return linalg_cross(input, other, dim, out)
 
 
 @CROSS.grad_rule()

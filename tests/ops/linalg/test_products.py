@@ -8,7 +8,7 @@ from hypothesis import given, strategies as st
 
 import ember
 from ember.autograd import gradcheck, gradgradcheck
-from tests._oracle import needs_torch, to_ember, to_torch, torch
+from tests._oracle import check, needs_torch, to_ember, to_torch, torch
 
 from ._helpers import GRAD_RNG, RNG, SETTINGS, R, close, grads_match_torch, rand
 
@@ -227,3 +227,28 @@ def test_matmul_broadcast_matches_torch():
     r = GRAD_RNG.standard_normal
     grads_match_torch(lambda a, b: a @ b, lambda a, b: a @ b, [r((2, 1, 3, 4)), r((3, 4, 2))])
     grads_match_torch(lambda a, b: a @ b, lambda a, b: a @ b, [r(4), r((2, 4, 3))])
+
+
+# --- torch.cross: the top-level spelling, with its deprecated default dim ---------------------
+
+
+def test_cross_top_level_and_method():
+    a, b = rand((2, 3, 4)), rand((1, 3, 4))
+    want = np.cross(a, b, axis=1)
+    np.testing.assert_allclose(ember.cross(to_ember(a), to_ember(b), dim=1).numpy(), want)
+    np.testing.assert_allclose(to_ember(a).cross(to_ember(b), dim=-2).numpy(), want)
+    with pytest.warns(UserWarning, match="without specifying the dim arg is deprecated"):
+        got = ember.cross(to_ember(a), to_ember(b))  # the first dim of size 3
+    np.testing.assert_allclose(got.numpy(), want)
+    with pytest.warns(UserWarning), pytest.raises(RuntimeError, match="no dimension of size 3 in input"):
+        ember.cross(ember.ones((2, 4)), ember.ones((2, 4)))
+    with pytest.raises(RuntimeError, match="inputs must have the same number of dimensions"):
+        ember.cross(ember.ones(3), ember.ones((2, 3)), dim=-1)
+
+
+@needs_torch
+@pytest.mark.parametrize(("sa", "sb", "dim"), [((2, 1, 3), (1, 4, 3), -1), ((3, 1, 2), (3, 4, 1), 0), ((2, 3, 4), (1, 3, 1), 1)])
+def test_cross_broadcasts_like_torch(sa, sb, dim):
+    a, b = rand(sa), rand(sb)
+    check(lambda x, y: ember.linalg.cross(x, y, dim=dim), lambda x, y: torch.linalg.cross(x, y, dim=dim), a, b, grad=True)
+    check(lambda x, y: ember.cross(x, y, dim=dim), lambda x, y: torch.cross(x, y, dim=dim), a, b, grad=True)

@@ -4,7 +4,7 @@ One module per ops module of ``ember/ops/linalg/``: ``products``, ``einsum``, ``
 ``decompositions``, ``norms``, ``distances``. float16/bfloat16 compute in float32 and are written back.
 """
 
-from . import decompositions, distances, einsum, inverses, norms, products
+from . import addmm, decompositions, distances, eig, einsum, inverses, lstsq, norms, products
 from .inverses import singular_error
 
-__all__ = ["decompositions", "distances", "einsum", "inverses", "norms", "products", "singular_error"]
+__all__ = ["addmm", "decompositions", "distances", "eig", "einsum", "inverses", "lstsq", "norms", "products", "singular_error"]

@@ -134,6 +134,18 @@ def pinv(outs, ins, attrs):
     store(outs[0], np.matmul(V * s_inv[..., None, :], np.swapaxes(U, -1, -2).conj()))
 
 
+@register_kernel("linalg_pinv_tol")
+def pinv_tol(outs, ins, attrs):
+    """pinv with one (atol, rtol) per matrix, broadcasting against the batch."""
+    A, atol, rtol = compute(*ins)
+    U, S, Vh = _svd(A, full_matrices=False)
+    smax = np.max(S, axis=-1, keepdims=True, initial=0.0)
+    keep = np.maximum(atol[..., None], rtol[..., None] * smax) < S
+    s_inv = np.where(keep, 1 / np.where(keep, S, 1), 0)
+    V = np.swapaxes(Vh, -1, -2).conj()
+    store(outs[0], np.matmul(V * s_inv[..., None, :], np.swapaxes(U, -1, -2).conj()))
+
+
 @register_kernel("linalg_matrix_rank")
 def matrix_rank(outs, ins, attrs):
     (A,) = compute(ins[0])
