@@ -27,6 +27,8 @@ NAMESPACES = [
     ("torch.fft", "ember.fft"),
     ("torch.special", "ember.special"),
     ("torch.optim", "ember.optim"),
+    ("torch.optim.lr_scheduler", "ember.optim.lr_scheduler"),
+    ("torch.distributions", "ember.distributions"),
     ("torch.utils.data", "ember.utils.data"),
 ]
 
@@ -48,7 +50,7 @@ REASONS = [
     ),
     (
         "out of scope: quantized tensors",
-        r"quant|^q_|qint|quint|qscheme|per_channel|per_tensor|int_repr|Q[U]?Int|fake_|^QInt|^QUInt|^q_per|qr_q|dequant",
+        r"quant(?!ile)|^q_|qint|quint|qscheme|per_channel|per_tensor|int_repr|Q[U]?Int|fake_|^QInt|^QUInt|^q_per|qr_q|dequant",
     ),
     (
         "out of scope: sparse layouts (ember.sparse is TensorFlow's)",
@@ -87,7 +89,10 @@ def resolve(dotted: str):
 def public_names(namespace) -> list[str]:
     """The public names a program uses: not underscored, not a submodule, not a bare constant."""
     names = []
+    listed = getattr(namespace, "__all__", None) if isinstance(namespace, types.ModuleType) else None
     for name in dir(namespace):
+        if listed is not None and name not in listed and namespace.__name__ != "torch":
+            continue  # a submodule's own list of its API leaves out what it imports for itself
         if name.startswith("_"):
             continue
         try:

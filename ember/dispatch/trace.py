@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from .._core import allocator as _alloc
+from .._core.tensor import Tensor
 from . import interpreter as _interp, vm as _vm
 from .opexpr import OP_REGISTRY
 
@@ -231,9 +232,23 @@ def _subclasses(cls: type) -> list[type]:
     return out
 
 
+def trace(input: Tensor | None = None):  # noqa: A002 - PyTorch's name for the argument
+    """``trace()``: record the journey of every op called in the block (this thread), a context
+    manager. ``trace(matrix)``: PyTorch's ``torch.trace``, the sum of the matrix's diagonal, so
+    programs written for PyTorch run unchanged.
+
+    >>> ember.trace(ember.tensor([[1.0, 2.0], [3.0, 4.0]])).item()
+    5.0
+    """
+    if input is None:
+        return _record()
+    if not isinstance(input, Tensor):
+        raise TypeError(f"trace(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    return input.trace()
+
+
 @contextlib.contextmanager
-def trace() -> Iterator[Trace]:
-    """Record the journey of every op called in the block (this thread)."""
+def _record() -> Iterator[Trace]:
     result = Trace()
     recorder = _Recorder(result)
     previous = sys.getprofile()

@@ -2,6 +2,8 @@
 
 import sys
 
+import pytest
+
 import ember
 
 
@@ -52,3 +54,17 @@ def test_nothing_is_installed_outside_a_trace():
     with ember.trace():
         assert sys.getprofile() is not before
     assert sys.getprofile() is before
+
+
+def test_trace_of_a_matrix_is_pytorchs_and_no_argument_records():
+    """``ember.trace(x)`` is ``torch.trace`` (programs call it); ``ember.trace()`` stays the recorder."""
+    x = ember.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    assert ember.trace(x).item() == 6.0 == x.trace().item()
+    assert ember.trace(ember.tensor([[1, 2], [3, 4]])).dtype == ember.int64
+    with pytest.raises(RuntimeError, match="expected a matrix"):
+        ember.trace(ember.ones(3))
+    with pytest.raises(TypeError, match=r"trace\(\): argument 'input' \(position 1\) must be Tensor, not list"):
+        ember.trace([[1.0]])
+    with ember.trace() as t:
+        ember.ones(2) + 1
+    assert t.journeys

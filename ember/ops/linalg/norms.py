@@ -301,8 +301,8 @@ declare(
     "Tensor (Tensor input) => Trace",
     method=True, composite=True,
     doc="""
-    The sum of a matrix's diagonal (integers sum to int64). A method and ``ember.linalg.trace``
-    only: ``ember.trace()`` is the op-journey recorder.
+    The sum of a matrix's diagonal (integers sum to int64). ``ember.trace(matrix)`` gives it too;
+    ``ember.trace()`` with no argument is the op-journey recorder.
 
     >>> ember.tensor([[1, 2], [3, 4]]).trace().item()
     5
