@@ -33,6 +33,7 @@ from ._composite import (
     tanhshrink,
     triplet_margin_loss,
 )
+from ._instance import instance_norm, local_response_norm, pixel_shuffle, pixel_unshuffle
 from ._losses import (
     cosine_embedding_loss,
     gaussian_nll_loss,
@@ -42,6 +43,7 @@ from ._losses import (
     poisson_nll_loss,
     soft_margin_loss,
 )
+from ._shrink import hardshrink, rrelu, rrelu_, softshrink, threshold, threshold_
 
 
 def _schema_names() -> list[str]:
@@ -84,4 +86,14 @@ __all__ = [
     "multilabel_soft_margin_loss",
     "poisson_nll_loss",
     "soft_margin_loss",
+    "instance_norm",
+    "local_response_norm",
+    "pixel_shuffle",
+    "pixel_unshuffle",
+    "hardshrink",
+    "softshrink",
+    "threshold",
+    "threshold_",
+    "rrelu",
+    "rrelu_",
 ]
