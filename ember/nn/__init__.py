@@ -133,6 +133,9 @@ from .modules import (
     Tanh,
     Tanhshrink,
     Threshold,
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
     TransformerEncoder,
     TransformerEncoderLayer,
     TripletMarginLoss,
@@ -164,6 +167,6 @@ __all__ = [
     "PReLU", "CosineSimilarity", "PairwiseDistance",
     "CosineEmbeddingLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "MarginRankingLoss", "MultiLabelSoftMarginLoss", "PoissonNLLLoss", "SoftMarginLoss",
     "Hardshrink", "RReLU", "Softmax2d", "Softshrink", "Threshold", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
-    "LocalResponseNorm", "PixelShuffle", "PixelUnshuffle",
+    "LocalResponseNorm", "PixelShuffle", "PixelUnshuffle", "Transformer", "TransformerDecoder", "TransformerDecoderLayer",
     "functional", "init", "parallel", "utils",
 ]  # fmt: skip
