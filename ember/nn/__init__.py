@@ -63,6 +63,7 @@ from .modules import (
     Dropout2d,
     Dropout3d,
     Embedding,
+    EmbeddingBag,
     Flatten,
     GaussianNLLLoss,
     GroupNorm,
@@ -168,5 +169,6 @@ __all__ = [
     "CosineEmbeddingLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "MarginRankingLoss", "MultiLabelSoftMarginLoss", "PoissonNLLLoss", "SoftMarginLoss",
     "Hardshrink", "RReLU", "Softmax2d", "Softshrink", "Threshold", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
     "LocalResponseNorm", "PixelShuffle", "PixelUnshuffle", "Transformer", "TransformerDecoder", "TransformerDecoderLayer",
+    "EmbeddingBag",
     "functional", "init", "parallel", "utils",
 ]  # fmt: skip

@@ -33,6 +33,7 @@ from ._composite import (
     tanhshrink,
     triplet_margin_loss,
 )
+from ._embedding_bag import embedding_bag
 from ._instance import instance_norm, local_response_norm, pixel_shuffle, pixel_unshuffle
 from ._losses import (
     cosine_embedding_loss,
@@ -86,6 +87,7 @@ __all__ = [
     "multilabel_soft_margin_loss",
     "poisson_nll_loss",
     "soft_margin_loss",
+    "embedding_bag",
     "instance_norm",
     "local_response_norm",
     "pixel_shuffle",

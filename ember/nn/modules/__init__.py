@@ -91,7 +91,7 @@ from .pooling import (
 )
 from .rnn import GRU, LSTM, RNN, RNNBase
 from .rnn_cell import GRUCell, LSTMCell, RNNCell, RNNCellBase
-from .sparse import Embedding
+from .sparse import Embedding, EmbeddingBag
 from .transformer import (
     Transformer,
     TransformerDecoder,
@@ -120,4 +120,5 @@ __all__ = [
     "CosineEmbeddingLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "MarginRankingLoss", "MultiLabelSoftMarginLoss", "PoissonNLLLoss", "SoftMarginLoss",
     "Hardshrink", "RReLU", "Softmax2d", "Softshrink", "Threshold", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
     "LocalResponseNorm", "PixelShuffle", "PixelUnshuffle", "Transformer", "TransformerDecoder", "TransformerDecoderLayer",
+    "EmbeddingBag",
 ]  # fmt: skip
