@@ -34,6 +34,7 @@ from ._composite import (
     triplet_margin_loss,
 )
 from ._embedding_bag import embedding_bag
+from ._grid import affine_grid, grid_sample
 from ._instance import instance_norm, local_response_norm, pixel_shuffle, pixel_unshuffle
 from ._losses import (
     cosine_embedding_loss,
@@ -88,6 +89,8 @@ __all__ = [
     "poisson_nll_loss",
     "soft_margin_loss",
     "embedding_bag",
+    "affine_grid",
+    "grid_sample",
     "instance_norm",
     "local_response_norm",
     "pixel_shuffle",
