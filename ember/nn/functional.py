@@ -46,6 +46,7 @@ from ._losses import (
     soft_margin_loss,
 )
 from ._shrink import hardshrink, rrelu, rrelu_, softshrink, threshold, threshold_
+from ._stochastic import alpha_dropout, channel_shuffle, feature_alpha_dropout, gumbel_softmax, lp_pool1d, lp_pool2d
 
 
 def _schema_names() -> list[str]:
@@ -89,6 +90,12 @@ __all__ = [
     "poisson_nll_loss",
     "soft_margin_loss",
     "embedding_bag",
+    "alpha_dropout",
+    "channel_shuffle",
+    "feature_alpha_dropout",
+    "gumbel_softmax",
+    "lp_pool1d",
+    "lp_pool2d",
     "affine_grid",
     "grid_sample",
     "instance_norm",

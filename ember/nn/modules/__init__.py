@@ -36,6 +36,7 @@ from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Seq
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
+from .extra import AlphaDropout, ChannelShuffle, FeatureAlphaDropout, LPPool1d, LPPool2d
 from .flatten import Flatten, Unflatten
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .linear import Bilinear, Identity, Linear, NonDynamicallyQuantizableLinear
@@ -120,5 +121,5 @@ __all__ = [
     "CosineEmbeddingLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "MarginRankingLoss", "MultiLabelSoftMarginLoss", "PoissonNLLLoss", "SoftMarginLoss",
     "Hardshrink", "RReLU", "Softmax2d", "Softshrink", "Threshold", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
     "LocalResponseNorm", "PixelShuffle", "PixelUnshuffle", "Transformer", "TransformerDecoder", "TransformerDecoderLayer",
-    "EmbeddingBag",
+    "EmbeddingBag", "AlphaDropout", "FeatureAlphaDropout", "LPPool1d", "LPPool2d", "ChannelShuffle",
 ]  # fmt: skip
