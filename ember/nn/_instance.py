@@ -1,9 +1,9 @@
-"""Per-instance normalisations and pixel rearrangements of ``torch.nn.functional``: ``instance_norm``,
-``local_response_norm``, ``pixel_shuffle`` and ``pixel_unshuffle``, composed from ops as PyTorch's are.
+"""Per-instance normalisations of ``torch.nn.functional``: ``instance_norm`` and
+``local_response_norm``, composed from ops as PyTorch's are.
 
->>> from ember.nn._instance import pixel_shuffle
->>> pixel_shuffle(ember.arange(8.0).reshape(1, 4, 1, 2), 2).shape
-ember.Size([1, 1, 2, 4])
+>>> from ember.nn._instance import local_response_norm
+>>> local_response_norm(ember.ones(1, 3, 2), 1, alpha=1.0, beta=1.0, k=1.0).flatten().tolist()
+[0.5, 0.5, 0.5, 0.5, 0.5, 0.5]
 """
 
 from __future__ import annotations
@@ -58,52 +58,3 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
         div = F.pad(div.reshape(shape[0], 1, shape[1], shape[2], -1), (0, 0, 0, 0, size // 2, (size - 1) // 2))
         div = F.avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1).reshape(shape)
     return input / (div * alpha + k) ** beta
-
-
-def _check_factor(name: str, argument: str, factor: int) -> None:
-    if not isinstance(factor, int) or isinstance(factor, bool):
-        raise TypeError(f"{name}(): argument '{argument}' must be int, not {type(factor).__name__}")
-    if factor <= 0:
-        raise RuntimeError(f"{name} expects a positive {argument}, but got {factor}")
-
-
-def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
-    """(*, C * r * r, H, W) -> (*, C, H * r, W * r)."""
-    _check_factor("pixel_shuffle", "upscale_factor", upscale_factor)
-    if input.dim() < 3:
-        raise RuntimeError(
-            f"pixel_shuffle expects input to have at least 3 dimensions, but got input with {input.dim()} dimension(s)"
-        )
-    r = upscale_factor
-    *lead, c, h, w = input.shape
-    if c % (r * r) != 0:
-        raise RuntimeError(
-            "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
-            f"upscale_factor, but input.size(-3)={c} is not divisible by {r * r}"
-        )
-    n = len(lead)
-    x = input.reshape(*lead, c // (r * r), r, r, h, w)
-    x = x.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
-    return x.reshape(*lead, c // (r * r), h * r, w * r)
-
-
-def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
-    """(*, C, H * r, W * r) -> (*, C * r * r, H, W), the inverse of ``pixel_shuffle``."""
-    _check_factor("pixel_unshuffle", "downscale_factor", downscale_factor)
-    if input.dim() < 3:
-        raise RuntimeError(
-            f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with {input.dim()} dimension(s)"
-        )
-    r = downscale_factor
-    *lead, c, h, w = input.shape
-    for axis, size in (("height", h), ("width", w)):
-        if size % r != 0:
-            index = -2 if axis == "height" else -1
-            raise RuntimeError(
-                f"pixel_unshuffle expects {axis} to be divisible by downscale_factor, but input.size({index})={size} "
-                f"is not divisible by {r}"
-            )
-    n = len(lead)
-    x = input.reshape(*lead, c, h // r, r, w // r, r)
-    x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
-    return x.reshape(*lead, c * r * r, h // r, w // r)

@@ -35,7 +35,7 @@ from ._composite import (
 )
 from ._embedding_bag import embedding_bag
 from ._grid import affine_grid, grid_sample
-from ._instance import instance_norm, local_response_norm, pixel_shuffle, pixel_unshuffle
+from ._instance import instance_norm, local_response_norm
 from ._losses import (
     cosine_embedding_loss,
     gaussian_nll_loss,
@@ -100,8 +100,6 @@ __all__ = [
     "grid_sample",
     "instance_norm",
     "local_response_norm",
-    "pixel_shuffle",
-    "pixel_unshuffle",
     "hardshrink",
     "softshrink",
     "threshold",

@@ -60,6 +60,7 @@ def test_pixel_shuffle_round_trip_and_layout():
     # output[c, h*r + i, w*r + j] = input[c*r*r + i*r + j, h, w]
     assert y[1, 1, 3, 2].item() == x[1, 4 + 1 * 2 + 0, 1, 1].item()
     assert ember.equal(F.pixel_unshuffle(y, 2), x)
+    assert ember.pixel_shuffle is F.pixel_shuffle and ember.pixel_unshuffle is F.pixel_unshuffle  # torch has both
     assert F.pixel_shuffle(ember.zeros(4, 2, 2), 2).shape == (1, 4, 4)
     with pytest.raises(RuntimeError, match="divisible by the square of upscale_factor"):
         F.pixel_shuffle(ember.zeros(1, 3, 2, 2), 2)

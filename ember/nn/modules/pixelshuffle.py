@@ -8,7 +8,7 @@ ember.Size([1, 2, 6, 6])
 from __future__ import annotations
 
 from ..._core.tensor import Tensor
-from .. import _instance
+from ...ops import functional as F
 from .module import Module
 
 
@@ -20,7 +20,7 @@ class PixelShuffle(Module):
         self.upscale_factor = upscale_factor
 
     def forward(self, input: Tensor) -> Tensor:
-        return _instance.pixel_shuffle(input, self.upscale_factor)
+        return F.pixel_shuffle(input, self.upscale_factor)
 
     def extra_repr(self) -> str:
         return f"upscale_factor={self.upscale_factor}"
@@ -34,7 +34,7 @@ class PixelUnshuffle(Module):
         self.downscale_factor = downscale_factor
 
     def forward(self, input: Tensor) -> Tensor:
-        return _instance.pixel_unshuffle(input, self.downscale_factor)
+        return F.pixel_unshuffle(input, self.downscale_factor)
 
     def extra_repr(self) -> str:
         return f"downscale_factor={self.downscale_factor}"
