@@ -133,6 +133,8 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
         raise RuntimeError(
             f"grid_sampler(): expected input and grid to have same dtype, but input has {input.dtype} and grid has {grid.dtype}"
         )
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"grid_sample: not implemented for {input.dtype} input; expected a floating-point tensor")
     if grid.shape[0] != input.shape[0]:
         raise RuntimeError(
             "grid_sampler(): expected grid and input to have same batch size, but got input with sizes "

@@ -8,8 +8,14 @@
 
 from __future__ import annotations
 
+from .._core import dtype as dtypes
 from .._core.tensor import Tensor
 from ..ops import functional as F
+
+
+def _check_floating(op: str, input: Tensor) -> None:
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"{op}: not implemented for {input.dtype} input; expected a floating-point tensor")
 
 
 def _finished(input: Tensor, result: Tensor, inplace: bool) -> Tensor:
@@ -21,11 +27,13 @@ def _finished(input: Tensor, result: Tensor, inplace: bool) -> Tensor:
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x`` where ``|x| > lambd``, else 0."""
+    _check_floating("hardshrink", input)
     return F.where((input >= -lambd).logical_and(input <= lambd), 0.0, input)
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0; ``lambd`` must be >= 0."""
+    _check_floating("softshrink", input)
     if not lambd >= 0:
         raise RuntimeError(f"softshrink: lambda must be in range [0, inf), but found {lambd}")
     # x * 0 in the middle, as PyTorch: -0.0 for negative inputs and NaN stays NaN
@@ -34,6 +42,8 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``x`` where ``x > threshold``, else ``value``."""
+    if input.dtype.is_complex or input.dtype == dtypes.bool_:
+        raise NotImplementedError(f"threshold: not implemented for {input.dtype} input")
     return _finished(input, F.where(input <= threshold, value, input), inplace)
 
 

@@ -44,6 +44,8 @@ def test_bilinear_midpoint_padding_and_errors():
         F.grid_sample(image, centre, mode="area", align_corners=True)
     with pytest.raises(ValueError, match="expected padding_mode"):
         F.grid_sample(image, centre, padding_mode="wrap", align_corners=True)
+    with pytest.raises(NotImplementedError, match="floating-point"):
+        F.grid_sample(ember.zeros(1, 1, 2, 2, dtype=ember.int64), ember.zeros(1, 1, 1, 2, dtype=ember.int64), align_corners=True)
     with pytest.raises(RuntimeError, match="same batch size"):
         F.grid_sample(image, ember.zeros(2, 1, 1, 2), align_corners=True)
     with pytest.raises(ValueError, match="shape Nx2x3"):

@@ -27,6 +27,12 @@ def test_shrinks_and_threshold_closed_forms():
     np.testing.assert_allclose(F.threshold(x, 0.5, 9.0).numpy(), [9.0, 9.0, 9.0, 9.0, 2.0, np.nan])
     with pytest.raises(RuntimeError, match="lambda"):
         F.softshrink(x, -1.0)
+    for fn in (F.hardshrink, F.softshrink, lambda t: F.threshold(t.bool(), 0, 1)):
+        with pytest.raises(NotImplementedError, match="not implemented for"):
+            fn(ember.tensor([1, 2]))
+    assert F.threshold(ember.tensor([1, 5]), 2, 0).tolist() == [0, 5]
+    half = F.hardshrink(ember.tensor([1.0, 0.1], dtype=ember.float16))
+    assert half.dtype == ember.float16 and half.tolist() == [1.0, 0.0]
 
 
 def test_threshold_inplace_and_module():
