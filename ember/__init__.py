@@ -89,6 +89,7 @@ from ._core.storage import Storage, UntypedStorage
 from ._core.tensor import Tensor, tensor
 from ._core.tensor_numpy import as_tensor, from_numpy, frombuffer
 from ._core.threads import get_num_threads, set_num_threads
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
 from .backends import (
     are_deterministic_algorithms_enabled,
     get_float32_matmul_precision,
@@ -285,6 +286,7 @@ __all__ = [
 # TensorFlow 1's sparse names (ember.SparseTensor, ...; ember.sparse has TensorFlow 2's)
 __all__ += [*graph.__all__, *sparse.__all__, "graph", "sparse"]
 __all__ += ["placement", "sbp"]
+__all__ += ["is_anomaly_check_nan_enabled", "is_anomaly_enabled", "set_anomaly_enabled"]
 __all__ += [
     "are_deterministic_algorithms_enabled", "backends", "cuda", "get_float32_matmul_precision",
     "is_deterministic_algorithms_warn_only_enabled", "set_float32_matmul_precision", "use_deterministic_algorithms",

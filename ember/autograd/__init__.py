@@ -25,7 +25,8 @@ from ..dispatch.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from . import dot, engine, function, nodes
+from . import anomaly_mode, dot, engine, function, nodes
+from .anomaly_mode import detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
 from .engine import backward, grad
 from .function import Function, FunctionCtx, once_differentiable
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
@@ -41,7 +42,12 @@ __all__ = [
     "FunctionCtx",
     "GradcheckError",
     "Node",
+    "anomaly_mode",
     "backward",
+    "detect_anomaly",
+    "is_anomaly_check_nan_enabled",
+    "is_anomaly_enabled",
+    "set_detect_anomaly",
     "dot",
     "enable_grad",
     "engine",

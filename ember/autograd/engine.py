@@ -22,6 +22,7 @@ import threading
 from .._core.tensor import Tensor
 from ..dispatch import grad_mode
 from ..dispatch.sbp import ACTIVE as _GLOBALS_ACTIVE, AMBIENT as _AMBIENT
+from .anomaly_mode import STATE as _ANOMALY, checked_apply as _checked_apply
 from .interpreter import OUTPUT_NR
 from .nodes import AccumulateGrad, TensorMap, accumulate_grad_node
 
@@ -194,7 +195,9 @@ def _execute(roots: list, retain_graph: bool, create_graph: bool, capture: dict 
                 continue
             if TENSOR_HOOKS._items or RETAINS_GRAD._items:  # listing the maps costs ~1 us a node: only when used
                 _apply_tensor_hooks(node, grads, owned)
-            if _GLOBALS_ACTIVE[0]:
+            if _ANOMALY[0]:
+                grad_inputs = _checked_apply(node, grads, _apply_global_aware if _GLOBALS_ACTIVE[0] else _plain_apply)
+            elif _GLOBALS_ACTIVE[0]:
                 grad_inputs = _apply_global_aware(node, grads)
             else:
                 grad_inputs = node.apply(grads)
@@ -231,6 +234,10 @@ def _execute(roots: list, retain_graph: bool, create_graph: bool, capture: dict 
     finally:
         running.pop()
         grad_mode.state.enabled = previous
+
+
+def _plain_apply(node, grads: tuple) -> tuple:
+    return node.apply(grads)
 
 
 def _apply_tensor_hooks(node, grads, owned: set) -> None:

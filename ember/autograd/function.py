@@ -32,6 +32,7 @@ import functools
 
 from .._core.tensor import Tensor
 from ..dispatch import grad_mode
+from .anomaly_mode import STATE as _ANOMALY, record_forward_stack
 from .interpreter import OUTPUT_NR, _edge
 from .nodes import FREED, Node, save_tensor, unpack_saved
 
@@ -213,6 +214,8 @@ class Function:
         if cls._backward_cls is None:
             raise RuntimeError("Function.apply is called on a subclass of Function, not on Function itself")
         ctx = cls._backward_cls()
+        if _ANOMALY[0]:
+            record_forward_stack(ctx)
         positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
         tensors = tuple(args[i] for i in positions)
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)

@@ -14,6 +14,7 @@ from ..dispatch import grad_mode
 from ..dispatch.interpreter import Interpreter
 from ..dispatch.opexpr import OpExpr
 from . import inplace_views as _views
+from .anomaly_mode import STATE as _ANOMALY, record_forward_stack
 from .nodes import _ACCUMULATORS, WRITE_SITES, OpNode, TensorMap, accumulate_grad_node, save_tensor
 
 __all__ = ["AutogradInterpreter"]
@@ -121,6 +122,8 @@ class AutogradInterpreter(Interpreter):
                     item[0]._storage._watched = True
         output_meta = ((results[0]._shape, results[0]._dtype),) if len(results) == 1 else tuple([(t._shape, t._dtype) for t in results])
         node = OpNode(op, attrs, next_functions, saved_inputs, saved_outputs, input_meta, output_meta)
+        if _ANOMALY[0]:
+            record_forward_stack(node)
         if target is not None:
             _record_view_write(op, target, node, inputs)
             return results

@@ -34,6 +34,9 @@ from ._composite import (
     tanhshrink,
     triplet_margin_loss,
 )
+from ._embedding_bag import embedding_bag
+from ._grid import affine_grid, grid_sample
+from ._instance import instance_norm, local_response_norm
 from ._losses import (
     cosine_embedding_loss,
     gaussian_nll_loss,
@@ -43,6 +46,8 @@ from ._losses import (
     poisson_nll_loss,
     soft_margin_loss,
 )
+from ._shrink import hardshrink, rrelu, rrelu_, softshrink, threshold, threshold_
+from ._stochastic import alpha_dropout, channel_shuffle, feature_alpha_dropout, gumbel_softmax, lp_pool1d, lp_pool2d
 
 
 def _schema_names() -> list[str]:
@@ -86,4 +91,21 @@ __all__ = [
     "multilabel_soft_margin_loss",
     "poisson_nll_loss",
     "soft_margin_loss",
+    "embedding_bag",
+    "alpha_dropout",
+    "channel_shuffle",
+    "feature_alpha_dropout",
+    "gumbel_softmax",
+    "lp_pool1d",
+    "lp_pool2d",
+    "affine_grid",
+    "grid_sample",
+    "instance_norm",
+    "local_response_norm",
+    "hardshrink",
+    "softshrink",
+    "threshold",
+    "threshold_",
+    "rrelu",
+    "rrelu_",
 ]

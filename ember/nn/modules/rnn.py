@@ -1,8 +1,10 @@
 
 """Recurrent layers ``RNN``, ``LSTM``, ``GRU``: PyTorch's parameters and semantics, a Python time loop.
 
-Inputs are (L, N, H_in), or (N, L, H_in) with ``batch_first``, or unbatched (L, H_in). The input
-projection of every time step is one ``linear`` call; only the recurrence runs step by step.
+Inputs are (L, N, H_in), or (N, L, H_in) with ``batch_first``, or unbatched (L, H_in), or a
+``PackedSequence`` (then the output is one too, and each sequence's final state is taken at its own
+last step). The input projection of every time step is one ``linear`` call; only the recurrence runs
+step by step.
 
 >>> import ember.nn as nn
 >>> lstm = nn.LSTM(4, 8, num_layers=2, batch_first=True)
@@ -23,6 +25,7 @@ from ..._core.tensor import Tensor
 from ...ops import functional as F
 from .. import init
 from ..parameter import Parameter
+from ..utils.rnn import PackedSequence
 from .module import Module
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
@@ -151,6 +154,64 @@ class RNNBase(Module):
                 layer_input = F.dropout(layer_input, self.dropout, True)
         return layer_input, F.stack(h_n), None if c0 is None else F.stack(c_n)
 
+    def _run_packed(self, data: Tensor, batch_sizes: list[int], h0: Tensor, c0: Tensor | None):
+        """``_run`` over packed ``data``: step ``t`` holds the first ``batch_sizes[t]`` sequences, so a
+        step updates the head of the state and the finished sequences keep theirs."""
+        directions = 2 if self.bidirectional else 1
+        starts = [0]
+        for bs in batch_sizes:
+            starts.append(starts[-1] + bs)
+        layer_input = data
+        h_n, c_n = [], []
+        for layer in range(self.num_layers):
+            outputs = []
+            for direction in range(directions):
+                idx = layer * directions + direction
+                suffix = "_reverse" if direction == 1 else ""
+                w_ih, b_ih, w_hh, b_hh, w_hr = (
+                    getattr(self, f"{kind}_l{layer}{suffix}", None)
+                    for kind in ("weight_ih", "bias_ih", "weight_hh", "bias_hh", "weight_hr")
+                )
+                x_proj = F.linear(layer_input, w_ih, b_ih)
+                h, c = h0[idx], None if c0 is None else c0[idx]
+                out: list[Tensor | None] = [None] * len(batch_sizes)
+                # backwards, a sequence joins at its own last step with its initial state still in place
+                for t in reversed(range(len(batch_sizes))) if direction == 1 else range(len(batch_sizes)):
+                    bs = batch_sizes[t]
+                    h_t, c_t = self._cell(x_proj[starts[t] : starts[t + 1]], h[:bs], None if c is None else c[:bs], w_hh, b_hh, w_hr)
+                    out[t] = h_t
+                    h = h_t if bs == h.shape[0] else F.cat([h_t, h[bs:]])
+                    c = c_t if c is None or bs == c.shape[0] else F.cat([c_t, c[bs:]])
+                outputs.append(F.cat(out) if out else F.zeros(0, h.shape[-1], dtype=h.dtype))
+                h_n.append(h)
+                c_n.append(c)
+            layer_input = outputs[0] if directions == 1 else F.cat(outputs, dim=1)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                layer_input = F.dropout(layer_input, self.dropout, True)
+        return layer_input, F.stack(h_n), None if c0 is None else F.stack(c_n)
+
+    def _forward_packed(self, input: PackedSequence, hx):
+        """The forward of a packed batch: the state is permuted to the packing's sorted order and back."""
+        data, batch_sizes, sorted_indices, unsorted_indices = input
+        sizes = [int(v) for v in batch_sizes.tolist()]
+        layers = self.num_layers * (2 if self.bidirectional else 1)
+        batch = sizes[0] if sizes else 0
+        lstm = self.mode == "LSTM"
+        if hx is None:
+            h0 = F.zeros(layers, batch, self.proj_size or self.hidden_size, dtype=data.dtype)
+            c0 = F.zeros(layers, batch, self.hidden_size, dtype=data.dtype) if lstm else None
+        else:
+            h0, c0 = hx if lstm else (hx, None)
+            if sorted_indices is not None:
+                h0 = h0.index_select(1, sorted_indices)
+                c0 = None if c0 is None else c0.index_select(1, sorted_indices)
+        output, h_n, c_n = self._run_packed(data, sizes, h0, c0)
+        if unsorted_indices is not None:
+            h_n = h_n.index_select(1, unsorted_indices)
+            c_n = None if c_n is None else c_n.index_select(1, unsorted_indices)
+        packed = PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices)
+        return packed, ((h_n, c_n) if lstm else h_n)
+
     def _prepare(self, input: Tensor, hx):
         if input.dim() not in (2, 3):
             raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got {input.dim()}D instead")
@@ -172,7 +233,9 @@ class RNNBase(Module):
         layers = self.num_layers * (2 if self.bidirectional else 1)
         return F.zeros(layers, input.size(1), size, dtype=input.dtype)
 
-    def forward(self, input: Tensor, hx: Tensor | None = None):
+    def forward(self, input: Tensor | PackedSequence, hx: Tensor | None = None):
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         input, hx, batched = self._prepare(input, hx)
         h0 = self._zeros_state(input, self.hidden_size) if hx is None else hx
         output, h_n, _ = self._run(input, h0, None)
@@ -210,7 +273,9 @@ class LSTM(RNNBase):
             h = F.linear(h, w_hr)
         return h, c
 
-    def forward(self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None):
+    def forward(self, input: Tensor | PackedSequence, hx: tuple[Tensor, Tensor] | None = None):
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         input, hx, batched = self._prepare(input, hx)
         if hx is None:
             h0 = self._zeros_state(input, self.proj_size or self.hidden_size)

@@ -1,10 +1,12 @@
-"""``ember.nn.utils``: gradient clipping and parameter/vector conversion."""
+"""``ember.nn.utils``: gradient clipping, parameter/vector conversion and variable-length sequences (``rnn``)."""
 
+from . import rnn
 from .clip_grad import clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 from .hooks import RemovableHandle
 
 __all__ = [
+    "rnn",
     "RemovableHandle",
     "clip_grad_norm_",
     "clip_grad_value_",

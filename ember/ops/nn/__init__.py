@@ -14,6 +14,7 @@
 - ``resample``: interpolate
 - ``attention``: scaled_dot_product_attention
 - ``fold``: nn.functional.unfold (im2col) and nn.functional.fold (col2im)
+- ``shuffle``: pixel_shuffle, pixel_unshuffle
 
 In each, an op reads top to bottom: its schema entry, its functor, its primitive with the
 inference rule, its derivative. The heavy ones are primitives with fused NumPy kernels in the
@@ -28,6 +29,6 @@ with ``has_*`` attributes saying which are present.
 """
 
 # in the order their entries were declared in, which the generated functional API keeps
-from . import softmax, cross_entropy, losses, linear, conv, pooling, norm, dropout, embedding, resample, attention, fold  # isort: skip
+from . import softmax, cross_entropy, losses, linear, conv, pooling, norm, dropout, embedding, resample, attention, fold, shuffle  # isort: skip
 
-__all__ = ["attention", "conv", "cross_entropy", "dropout", "embedding", "fold", "linear", "losses", "norm", "pooling", "resample", "softmax"]
+__all__ = ["attention", "conv", "cross_entropy", "dropout", "embedding", "fold", "linear", "losses", "norm", "pooling", "resample", "shuffle", "softmax"]
