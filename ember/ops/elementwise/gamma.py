@@ -57,8 +57,8 @@ declare(
     doc="""
     The logarithmic derivative of Gamma: -inf at +0, nan at the negative integers.
 
-    >>> ember.digamma(ember.tensor([0.5], dtype=ember.float64)).item()
-    -1.9635100260214235
+    >>> round(ember.digamma(ember.tensor([0.5], dtype=ember.float64)).item(), 12)  # -euler_gamma - 2 log 2
+    -1.963510026021
     """,
 )
 unary("digamma", "Digamma", kinds=REAL, result=to_float)
@@ -135,7 +135,7 @@ declare(
     sum over i < p of lgamma(input - i/2), plus p (p - 1) / 4 log(pi).
 
     >>> round(ember.mvlgamma(ember.tensor([2.5], dtype=ember.float64), 2).item(), 12)
-    1.118525509693
+    0.857047813398
     """,
 )
 

@@ -60,7 +60,7 @@ declare(
     log(p / (1 - p)); with ``eps``, p is first clamped to [eps, 1 - eps].
 
     >>> ember.logit(ember.tensor([0.5, 0.0]), eps=1e-6).tolist()
-    [0.0, -13.815510749816895]
+    [0.0, -13.815509796142578]
     """,
 )
 

@@ -159,7 +159,6 @@ def setitem(input, key, value):
         _put(view, [], value, False, "__setitem__")
         return None
     basic_key, pairs = plan(input, key, "__setitem__")
-    _check_single_mask_value(input, key, value)
     view = _write_target(input, basic_key, value)
     _put(view, pairs, value, False, "__setitem__")
     return None
@@ -174,23 +173,6 @@ def _write_target(t: Tensor, basic_key: tuple, value) -> Tensor:
     ):
         return t
     return basic_view(t, basic_key)
-
-
-def _check_single_mask_value(input: Tensor, key, value) -> None:
-    """NumPy's one quirk kept for compatibility: a key that is a single boolean mask over all
-    dimensions takes only 0-d or 1-d values."""
-    items = key if type(key) is tuple else (key,)
-    if len(items) != 1:
-        return
-    mask = items[0]
-    if isinstance(mask, (Tensor, np.ndarray)) and (mask.dtype is _dt.bool_ or mask.dtype == np.bool_) and mask.ndim == input.ndim:
-        ndim = (
-            value.ndim if isinstance(value, (Tensor, np.ndarray)) else np.ndim(value) if isinstance(value, (list, tuple)) else 0
-        )
-        if ndim > 1:
-            raise ValueError(
-                f"__setitem__(): boolean mask assignment requires a 0 or 1-dimensional value, the value has {ndim} dimensions"
-            )
 
 
 def _put(view: Tensor, pairs: list, value, accumulate: bool, op: str) -> None:

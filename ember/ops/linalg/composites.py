@@ -277,7 +277,7 @@ _THETA13 = 5.371920351148152
 
 declare(
     "matrix_exp",
-    "Tensor (Tensor A) => MatrixExp",
+    "Tensor (Tensor input) => MatrixExp",
     method=True, composite=True,
     doc="""
     The matrix exponential of a (batch of) square matrices.

@@ -95,6 +95,8 @@ PROBE_ATTRS = {
     "add_alpha": {"alpha": 2},
     "lerp_scalar": {"weight": 0.5},
     "isclose": {"rtol": 1e-5, "atol": 1e-8, "equal_nan": False},
+    "polygamma": {"n": 1},
+    "mvlgamma": {"p": 2},
 }
 
 
