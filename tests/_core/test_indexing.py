@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 import ember
+from tests._numpy_keys import ints_first, numpy_get
 from tests._oracle import require_torch
 
 from ._strided import (
@@ -156,34 +157,6 @@ def _broadcastable(data, shape) -> tuple[int, ...]:
     drop = data.draw(ints(0, len(shape)))
     out = [1 if data.draw(booleans) else n for n in shape[drop:]]
     return (1,) * data.draw(ints(0, 2)) + tuple(out)
-
-
-def _ints_first(key: tuple) -> tuple[tuple, tuple]:
-    """PyTorch applies a key's ints as selects before its advanced items (NumPy treats them as
-    advanced too, which moves dims): the key as two NumPy keys, the ints' and the rest's."""
-    if not any(isinstance(item, (int, np.integer)) and not isinstance(item, bool) for item in key):
-        return (Ellipsis,), key  # x[...] is a view even of a 0-d array, where x[()] is a scalar
-    ints, rest = [], []
-    for item in key:
-        if isinstance(item, (int, np.integer)) and not isinstance(item, bool):
-            ints.append(item)
-        elif item is None:
-            rest.append(item)
-        elif item is Ellipsis:
-            ints.append(item)
-            rest.append(item)
-        else:
-            dims = item.ndim if isinstance(item, np.ndarray) and item.dtype == bool else 1
-            ints.extend([slice(None)] * dims)
-            rest.append(item)
-    if Ellipsis not in ints:
-        ints.append(Ellipsis)  # so that selecting every dim still gives a 0-d view, not a scalar
-    return tuple(ints), tuple(rest)
-
-
-def _numpy_get(x: np.ndarray, key: tuple) -> np.ndarray:
-    first, rest = _ints_first(key)
-    return x[first][rest]
 
 
 def _numpy_assign(target: np.ndarray, key, value) -> None:
@@ -383,7 +356,7 @@ def test_advanced_getitem_is_a_copy_matching_numpy(arrays, data):
     root, x = arrays
     key, numpy_key = data.draw(advanced_keys(x.shape))
     try:
-        expected = _numpy_get(x, numpy_key)
+        expected = numpy_get(x, numpy_key)
     except IndexError:
         with pytest.raises(IndexError):
             ember.from_numpy(x)[key]
@@ -406,7 +379,7 @@ def test_advanced_setitem_matches_numpy(arrays, data):
     root, x = arrays
     key, numpy_key = data.draw(advanced_keys(x.shape))
     try:
-        target_shape = _numpy_get(x, numpy_key).shape
+        target_shape = numpy_get(x, numpy_key).shape
     except IndexError:
         return
     values = _values_for(x.dtype, _broadcastable(data, target_shape), data)
@@ -414,7 +387,7 @@ def test_advanced_setitem_matches_numpy(arrays, data):
     expected_root = root.copy()
     t = ember.from_numpy(x)
     try:
-        first, rest = _ints_first(numpy_key)
+        first, rest = ints_first(numpy_key)
         extra = values.ndim - len(target_shape)  # leading 1s, which PyTorch (and NumPy's general path) drop
         trimmed = values.reshape(values.shape[extra:]) if extra > 0 else values
         _numpy_assign(same_view(x, root, expected_root)[first], rest, trimmed)
