@@ -174,7 +174,9 @@ def _moment(is_std: bool):
             else:
                 sq = np.multiply(d, d, out=d)
             s = np.sum(sq, axis=dims, keepdims=attrs["keepdim"])
-            s = np.divide(s, max(n - attrs["correction"], 0.0) if n else 0.0)  # no elements: nan, whatever the correction
+            dof = n - attrs["correction"]
+            # no elements: nan, whatever the correction; torch's max(0, dof) reads a nan dof as 0
+            s = np.divide(s, dof if n and dof > 0 else 0.0)
             if is_std:
                 s = np.sqrt(s)
         store(out, s)
