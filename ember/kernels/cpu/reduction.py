@@ -271,3 +271,52 @@ def _histc(outs, ins, attrs):
     pos = rounded(rounded(rounded(values - lo) * ct.type(bins)) / rounded(hi - lo))
     pos = np.clip(pos.astype(np.int64), 0, bins - 1)  # the last bin is closed
     store(out, np.bincount(pos, minlength=bins))
+
+
+# --- scans: cummax, cummin, logcumsumexp ---------------------------------------------------
+
+
+def _running_extremum(take_new):
+    """cummax/cummin along attrs["dim"]: the running extremum and the latest index reaching it
+    (a NaN, once seen, stays with its index; a later NaN takes over, as torch's ``>=`` does)."""
+
+    def kernel(outs, ins, attrs):
+        values, indices = outs
+        x = ins[0]
+        if x.ndim == 0:
+            np.copyto(values, x)
+            indices.fill(0)
+            return
+        d = attrs["dim"]
+        src, vals, idx = np.moveaxis(x, d, 0), np.moveaxis(values, d, 0), np.moveaxis(indices, d, 0)
+        if src.shape[0] == 0:
+            return
+        best, at = src[0].copy(), np.zeros(src.shape[1:], np.int64)
+        nan_kind = src.dtype.kind in "fc" or src.dtype.name == "bfloat16"
+        for i in range(src.shape[0]):
+            new = src[i]
+            if i:
+                if nan_kind:
+                    take = np.isnan(new) | (~np.isnan(best) & take_new(new, best))
+                else:
+                    take = take_new(new, best)
+                best = np.where(take, new, best)
+                at = np.where(take, i, at)
+            vals[i] = best
+            idx[i] = at
+
+    return kernel
+
+
+register_kernel("cummax")(quiet(_running_extremum(np.greater_equal)))
+register_kernel("cummin")(quiet(_running_extremum(np.less_equal)))
+
+
+@register_kernel("logcumsumexp")
+def logcumsumexp(outs, ins, attrs):
+    out, x = outs[0], ins[0]
+    if x.ndim == 0:
+        np.copyto(out, x)
+        return
+    acc = compute_dtype(out.dtype)
+    store(out, np.logaddexp.accumulate(as_compute(x, acc), axis=attrs["dim"]))
