@@ -1,4 +1,4 @@
-"""CPU kernels of the bitwise ops: bitwise_not, and, or, xor, and the shifts (NumPy's ufuncs)."""
+"""CPU kernels of the bitwise ops: bitwise_not, and, or, xor, the shifts, gcd and lcm (NumPy's ufuncs)."""
 
 from __future__ import annotations
 
@@ -12,3 +12,5 @@ ufunc2("bitwise_or", np.bitwise_or)
 ufunc2("bitwise_xor", np.bitwise_xor)
 ufunc2("bitwise_left_shift", np.left_shift)
 ufunc2("bitwise_right_shift", np.right_shift)
+ufunc2("gcd", np.gcd)
+ufunc2("lcm", np.lcm)
