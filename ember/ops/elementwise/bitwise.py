@@ -113,7 +113,7 @@ binary("bitwise_right_shift", "BitwiseRightShift", kinds=INTEGER)
 declare(
     "gcd",
     "Tensor (Tensor input, Tensor other) => Gcd",
-    method=True, inplace="gcd_", out=True, differentiable=False, op="gcd",
+    method=True, inplace="gcd_", out=True, differentiable=False, op=("gcd", "gcd_scalar"),
     doc="""
     The greatest common divisor of integers, elementwise (non-negative; gcd(0, 0) = 0).
 
@@ -125,7 +125,7 @@ binary("gcd", "Gcd", kinds=INTEGER)
 declare(
     "lcm",
     "Tensor (Tensor input, Tensor other) => Lcm",
-    method=True, inplace="lcm_", out=True, differentiable=False, op="lcm",
+    method=True, inplace="lcm_", out=True, differentiable=False, op=("lcm", "lcm_scalar"),
     doc="""
     The least common multiple of integers, elementwise (non-negative; 0 when either is 0).
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 import math
 
 from ..._core import dtype as _dt
+from ..args import scalar_tensor_like
 from ..common import functional as _F
-from ..functor import functor
+from ..functor import FUNCTORS, functor
 from ..schema import schema_family
 
 declare = schema_family("elementwise")
@@ -225,3 +226,48 @@ def float_power_scalar(input, exponent, out=None):
 def float_power_scalar_base(input, exponent, out=None):
     dtype = _double(input, exponent)
     return _F().pow(complex(input) if dtype.is_complex else float(input), exponent.to(dtype), out=out)
+
+
+declare(
+    "rsub",
+    [
+        "Tensor (Tensor input, Tensor other, *, Scalar alpha=1) => Rsub",
+        "Tensor (Tensor input, Scalar other, *, Scalar alpha=1) => RsubScalar",
+    ],
+    composite=True,
+    doc="""
+    other - alpha * input (sub with its operands swapped).
+
+    >>> ember.rsub(ember.tensor([1, 2]), 5).tolist()
+    [4, 3]
+    """,
+)
+
+
+@functor("Rsub")
+def rsub(input, other, alpha=1):
+    return _F().sub(other, input, alpha=alpha)
+
+
+@functor("RsubScalar")
+def rsub_scalar(input, other, alpha=1):
+    return _F().sub(scalar_tensor_like(other, input), input, alpha=alpha)
+
+
+declare(
+    "dist",
+    "Tensor (Tensor input, Tensor other, Scalar p=2) => Dist",
+    method=True,
+    composite=True,
+    doc="""
+    The p-norm of input - other (broadcast), as ``linalg.vector_norm``.
+
+    >>> ember.dist(ember.tensor([1.0, 2.0]), ember.tensor([4.0, 6.0])).item()
+    5.0
+    """,
+)
+
+
+@functor("Dist")
+def dist(input, other, p=2):
+    return FUNCTORS["LinalgVectorNorm"](_F().sub(input, other), p)

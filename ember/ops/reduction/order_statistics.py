@@ -59,7 +59,8 @@ def _pick(F, x: Tensor, d: int, skip_nan: bool):
 def _empty_median(dtype: _dt.DType):
     if dtype.is_floating_point:
         return float("nan")
-    return 0 if dtype.name.startswith("uint") else _dt.iinfo(dtype).min
+    # NaN converted as x86 does: int32 and int64 get their minimum, narrower types its low bits (0)
+    return _dt.iinfo(dtype).min if dtype.name in ("int32", "int64") else 0
 
 
 def _median(op: str, result, skip_nan: bool):

@@ -57,3 +57,15 @@ def test_complex_zero_to_a_power_follows_exp_of_log():
     z = ember.zeros(3, dtype=ember.complex128)
     got = ember.pow(z, ember.tensor([-1 + 0.5j, -1 + 0j, 1 + 0.5j], dtype=ember.complex128)).numpy()
     assert np.isinf(got[0].real) and np.isinf(got[1].real) and got[2] == 0  # torch: exp(b * log(0))
+
+
+def test_rsub_and_dist():
+    assert ember.rsub(ember.tensor([1, 2]), 5).tolist() == [4, 3]
+    assert ember.rsub(ember.tensor([1.0, 2.0]), ember.tensor([3.0]), alpha=2).tolist() == [1.0, -1.0]
+    a, b = ember.tensor([1.0, 2.0]), ember.tensor([4.0, 6.0])
+    assert [ember.dist(a, b, p).item() for p in (2, 1, float("inf"), 0)] == [5.0, 7.0, 4.0, 2.0]
+    assert a.dist(b).item() == 5.0
+    with pytest.raises(RuntimeError, match="floating point or complex"):
+        ember.dist(ember.tensor([1, 2]), ember.tensor([1, 2]))
+    x = ember.randn(3, dtype=ember.float64, requires_grad=True)
+    assert ember.autograd.gradcheck(lambda t: ember.dist(t, ember.zeros(3, dtype=ember.float64), 3), (x,))
