@@ -65,7 +65,12 @@ def mean(outs, ins, attrs):
     target = out if out.dtype == acc else np.empty(out.shape, acc)
     np.sum(x, axis=dims, dtype=acc, keepdims=attrs["keepdim"], out=target)
     with np.errstate(invalid="ignore", divide="ignore"):
-        np.divide(target, _size(x.shape, dims), out=target)  # an empty mean is 0/0: nan
+        n = _size(x.shape, dims)  # an empty mean is 0/0: nan
+        if target.dtype.kind == "c":  # by a real count: a complex division would turn inf+bj into inf+nanj
+            np.divide(target.real, n, out=target.real)
+            np.divide(target.imag, n, out=target.imag)
+        else:
+            np.divide(target, n, out=target)
     store(out, target)
 
 

@@ -270,4 +270,6 @@ declare(
 
 @functor("Dist")
 def dist(input, other, p=2):
-    return FUNCTORS["LinalgVectorNorm"](_F().sub(input, other), p)
+    difference = _F().sub(input, other)
+    # torch answers 0 for no elements whatever p is (nan included); the 2-norm of nothing is that 0
+    return FUNCTORS["LinalgVectorNorm"](difference, p if difference.numel() else 2)

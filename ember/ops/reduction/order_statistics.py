@@ -258,12 +258,32 @@ def aminmax(input, dim=None, keepdim=False):
     return AminmaxResult(F.amin(input, dims, keepdim), F.amax(input, dims, keepdim))
 
 
+def _welford_nan(F, x, dims, keepdim, mean):
+    """``mean`` with NaN where an infinity is followed by more elements (in the flattened order)."""
+    kept = [d for d in range(x.ndim) if d not in dims]
+    flat = x.permute(*kept, *dims).reshape(*[x._shape[d] for d in kept], -1)
+    early = F.isinf(flat.narrow(-1, 0, max(flat._shape[-1] - 1, 0))).any(dim=-1)
+    if keepdim:
+        early = early.reshape(mean._shape)
+    return F.where(early, float("nan"), mean)
+
+
 def _moment_mean(fn: str):
     def run(input, dim=None, unbiased=None, keepdim=False, correction=None):
         F = _F()
         moment = getattr(F, fn)(input, dim, unbiased, keepdim, correction=correction)
         dims = reduce_dims(dim, input.ndim)
-        return moment, F.mean(input, dims, keepdim)
+        mean = F.mean(input, dims, keepdim)
+        if dims and (input.dtype.is_floating_point or input.dtype.is_complex):
+            # torch updates the mean one element at a time (Welford): an infinity followed by more
+            # elements leaves inf - inf, so that mean is NaN where a plain mean is +-inf
+            if input.dtype.is_complex:  # componentwise, as torch's complex Welford runs
+                re = _welford_nan(F, input.real, dims, keepdim, mean.real)
+                im = _welford_nan(F, input.imag, dims, keepdim, mean.imag)
+                mean = re.to(mean.dtype) + im.to(mean.dtype) * 1j
+            else:
+                mean = _welford_nan(F, input, dims, keepdim, mean)
+        return moment, mean
 
     return run
 

@@ -140,3 +140,9 @@ def test_nan_correction_divides_by_zero_as_torch():
     # torch's max(0, N - correction) reads a NaN as 0 degrees of freedom
     assert ember.std(ember.tensor([0.25, -0.5, 1.0]), correction=NAN).item() == math.inf
     assert math.isnan(ember.var(ember.tensor([]), correction=NAN).item())
+
+
+def test_complex_mean_divides_by_a_real_count():
+    # a complex division by n + 0j would turn inf + bj into inf + nanj
+    got = ember.mean(ember.tensor([complex(math.inf, 0.75)], dtype=ember.complex64)).item()
+    assert got.real == math.inf and got.imag == 0.75
