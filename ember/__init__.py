@@ -67,7 +67,7 @@ from ._core.dtype import (
     uint32,
     uint64,
 )
-from ._core.generator import Generator, default_generator, initial_seed, manual_seed, seed
+from ._core.generator import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from ._core.legacy_types import (
     BFloat16Tensor,
     BoolTensor,
@@ -82,6 +82,13 @@ from ._core.legacy_types import (
     LongTensor,
     ShortTensor,
     set_default_tensor_type,
+)
+from ._core.memory_format import (
+    MemoryFormat as memory_format,
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    preserve_format,
 )
 from ._core.printing import get_printoptions, printoptions, set_printoptions
 from ._core.shape import Size, broadcast_shapes
@@ -196,6 +203,17 @@ def is_complex(input: Tensor) -> bool:  # noqa: A002 - PyTorch's name
     return input.is_complex()
 
 
+def numel(input: Tensor) -> int:  # noqa: A002 - PyTorch's name
+    """The number of elements in input (``torch.numel``).
+
+    >>> numel(zeros(2, 3))
+    6
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"numel(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    return input.numel()
+
+
 def is_tensor(obj: object) -> bool:
     """True for ember tensors.
 
@@ -291,7 +309,7 @@ __all__ += [
     "are_deterministic_algorithms_enabled", "backends", "cuda", "get_float32_matmul_precision",
     "is_deterministic_algorithms_warn_only_enabled", "set_float32_matmul_precision", "use_deterministic_algorithms",
 ]  # fmt: skip
-__all__ += ["Generator", "array_api", "autograd", "distributed", "distributions", "enable_grad", "inference_mode", "is_grad_enabled", "nn", "no_grad", "optim", "set_grad_enabled", "utils", "default_generator", "explain", "fft", "initial_seed", "linalg", "manual_seed", "ops", "seed", "special", "trace", "vm"]
+__all__ += ["Generator", "array_api", "autograd", "distributed", "distributions", "enable_grad", "inference_mode", "is_grad_enabled", "nn", "no_grad", "optim", "set_grad_enabled", "utils", "channels_last", "channels_last_3d", "contiguous_format", "default_generator", "explain", "get_rng_state", "memory_format", "numel", "preserve_format", "set_rng_state", "fft", "initial_seed", "linalg", "manual_seed", "ops", "seed", "special", "trace", "vm"]
 
 # Every public op of the schema: ember.relu, ember.add, ... The schema is the list; the
 # generated functions are bound here by name rather than copied into a hand-kept import.

@@ -23,7 +23,7 @@ import numpy as np
 from .device import CPU, Device, as_device
 from .storage import sync_point
 
-__all__ = ["Generator", "default_generator", "initial_seed", "manual_seed", "seed"]
+__all__ = ["Generator", "default_generator", "get_rng_state", "initial_seed", "manual_seed", "seed", "set_rng_state"]
 
 _DEFAULT_SEED = 67280421310721  # PyTorch's default_generator seed, so fresh processes agree
 
@@ -64,8 +64,20 @@ class Generator:
         return tensor(list(raw), dtype="uint8")
 
     def set_state(self, state) -> Generator:
+        """Restore a state ``get_state`` returned (a uint8 tensor)."""
+        from .tensor import Tensor  # tensor imports this module's users; import when called
+
+        if not isinstance(state, Tensor):
+            raise TypeError(f"expected a ember.ByteTensor, but got {type(state).__name__}")
+        if state.dtype.name != "uint8":
+            raise TypeError("RNG state must be a ember.ByteTensor")
         sync_point()
-        seed, bit_state = json.loads(bytes(state.tolist()))
+        try:
+            seed, bit_state = json.loads(bytes(state.tolist()))
+            probe = np.random.PCG64()
+            probe.state = bit_state
+        except (ValueError, TypeError, KeyError) as err:
+            raise RuntimeError("set_rng_state(): the state is not one get_rng_state() returned") from err
         self._seed = seed
         self._rng.bit_generator.state = bit_state
         return self
@@ -96,3 +108,20 @@ def seed() -> int:
 
 def initial_seed() -> int:
     return default_generator.initial_seed()
+
+
+def get_rng_state():
+    """The default generator's state as a uint8 tensor (``torch.get_rng_state``).
+
+    >>> state = get_rng_state()
+    >>> a = default_generator.numpy().random()
+    >>> set_rng_state(state)
+    >>> default_generator.numpy().random() == a
+    True
+    """
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state) -> None:
+    """Restore the default generator to a state ``get_rng_state`` returned."""
+    default_generator.set_state(new_state)

@@ -22,6 +22,7 @@ from numpy.lib.stride_tricks import as_strided as _np_as_strided
 
 from . import dtype as _dt, literals, printing, views
 from .device import Device, as_device
+from .memory_format import channels_last, channels_last_3d, contiguous_format, is_channels_last_contiguous, preserve_format
 from .shape import (
     INT64_MAX,
     Size,
@@ -170,8 +171,21 @@ class Tensor:
         """Whether this tensor's storage lives in shared memory."""
         return self._storage.is_shared()
 
-    def is_contiguous(self) -> bool:
-        return is_contiguous(self._shape, self._stride)
+    def is_contiguous(self, memory_format=None) -> bool:
+        """Whether the elements lie densely in the order ``memory_format`` names (row-major by default).
+
+        >>> from ember._core.memory_format import channels_last
+        >>> t = empty_tensor((2, 3, 4, 5), _dt.float32, stride=(60, 1, 15, 3))
+        >>> t.is_contiguous(), t.is_contiguous(memory_format=channels_last)
+        (False, True)
+        """
+        if memory_format is None or memory_format is contiguous_format:
+            return is_contiguous(self._shape, self._stride)
+        if memory_format is channels_last or memory_format is channels_last_3d:
+            return is_channels_last_contiguous(self._shape, self._stride, memory_format.name)
+        if memory_format is preserve_format:
+            raise RuntimeError("is_contiguous(): preserve memory format is unsupported by the is_contiguous operator")
+        raise TypeError(f"is_contiguous(): argument 'memory_format' must be ember.memory_format, not {type(memory_format).__name__}")
 
     @property
     def _version(self) -> int:

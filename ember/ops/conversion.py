@@ -24,6 +24,7 @@ import numpy as np
 from .._core import dtype as _dt
 from .._core.device import CPU, Device, as_device
 from .._core.legacy_types import legacy_dtype, legacy_name
+from .._core.memory_format import channels_last, channels_last_3d
 from .._core.shape import contiguous_strides
 from .._core.tensor import Tensor, assign_array, empty_tensor
 from ..dispatch import NO_ATTRS, OpExpr, dispatch
@@ -196,9 +197,16 @@ def to(input, arg=None, arg2=None, arg3=None, dtype=None, device=None, non_block
     fmt = _memory_format(memory_format, "to")
     dtype = input._dtype if dtype is None else dtype
     device = input._storage._device if device is None else device
-    if dtype is input._dtype and device == input._storage._device and not copy:
+    if dtype is input._dtype and device == input._storage._device and not copy and _keeps_layout(input, fmt):
         return input
     return convert(input, dtype, device, "to", fmt)
+
+
+def _keeps_layout(x: Tensor, fmt: str) -> bool:
+    """Whether x already has the layout ``fmt`` asks for (so ``to`` may return x itself)."""
+    if fmt == "preserve":
+        return True
+    return x.is_contiguous(memory_format=None if fmt == "contiguous" else _FORMATS[fmt])
 
 
 declare(
@@ -403,6 +411,9 @@ def clone(input, memory_format=None):
     return convert(input, input._dtype, input._storage._device, "clone", _memory_format(memory_format, "clone"))
 
 
+_FORMATS = {"channels_last": channels_last, "channels_last_3d": channels_last_3d}
+
+
 declare(
     "Tensor.contiguous",
     "Tensor (Tensor input, *, Object memory_format=None) => Contiguous",
@@ -416,11 +427,12 @@ declare(
 )
 @functor("Contiguous")
 def contiguous(input, memory_format=None):
-    if memory_format is not None and _memory_format(memory_format, "contiguous") == "preserve":
+    fmt = "contiguous" if memory_format is None else _memory_format(memory_format, "contiguous")
+    if fmt == "preserve":
         raise RuntimeError("contiguous(): preserve memory format is unsupported by the contiguous operator")
-    if input.is_contiguous():
+    if input.is_contiguous(memory_format=None if fmt == "contiguous" else _FORMATS[fmt]):
         return input
-    return convert(input, input._dtype, input._storage._device, "contiguous", "contiguous")
+    return convert(input, input._dtype, input._storage._device, "contiguous", fmt)
 
 
 declare(

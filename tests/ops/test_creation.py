@@ -164,8 +164,8 @@ def test_like_dtype_device_and_memory_format():
     assert ember.full_like(x, 7).dtype is ember.int8 and ember.full_like(x, 7).tolist() == [[7, 7]] * 3
     assert ember.empty_like(x, device="meta").is_meta
     assert ember.zeros_like(ember.tensor([b"a"])).tolist() == [b""]
-    with pytest.raises(NotImplementedError, match="channels_last"):
-        ember.empty_like(x, memory_format="channels_last")
+    with pytest.raises(RuntimeError, match="required rank 4 tensor to use channels_last format"):
+        ember.empty_like(x, memory_format=ember.channels_last)
     with pytest.raises(TypeError, match="argument 'input' \\(position 1\\) must be Tensor, not list"):
         ember.zeros_like([1, 2])
 

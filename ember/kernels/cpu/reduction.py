@@ -65,7 +65,12 @@ def mean(outs, ins, attrs):
     target = out if out.dtype == acc else np.empty(out.shape, acc)
     np.sum(x, axis=dims, dtype=acc, keepdims=attrs["keepdim"], out=target)
     with np.errstate(invalid="ignore", divide="ignore"):
-        np.divide(target, _size(x.shape, dims), out=target)  # an empty mean is 0/0: nan
+        n = _size(x.shape, dims)  # an empty mean is 0/0: nan
+        if target.dtype.kind == "c":  # by a real count: a complex division would turn inf+bj into inf+nanj
+            np.divide(target.real, n, out=target.real)
+            np.divide(target.imag, n, out=target.imag)
+        else:
+            np.divide(target, n, out=target)
     store(out, target)
 
 
@@ -174,7 +179,9 @@ def _moment(is_std: bool):
             else:
                 sq = np.multiply(d, d, out=d)
             s = np.sum(sq, axis=dims, keepdims=attrs["keepdim"])
-            s = np.divide(s, max(n - attrs["correction"], 0.0) if n else 0.0)  # no elements: nan, whatever the correction
+            dof = n - attrs["correction"]
+            # no elements: nan, whatever the correction; torch's max(0, dof) reads a nan dof as 0
+            s = np.divide(s, dof if n and dof > 0 else 0.0)
             if is_std:
                 s = np.sqrt(s)
         store(out, s)
@@ -269,3 +276,52 @@ def _histc(outs, ins, attrs):
     pos = rounded(rounded(rounded(values - lo) * ct.type(bins)) / rounded(hi - lo))
     pos = np.clip(pos.astype(np.int64), 0, bins - 1)  # the last bin is closed
     store(out, np.bincount(pos, minlength=bins))
+
+
+# --- scans: cummax, cummin, logcumsumexp ---------------------------------------------------
+
+
+def _running_extremum(take_new):
+    """cummax/cummin along attrs["dim"]: the running extremum and the latest index reaching it
+    (a NaN, once seen, stays with its index; a later NaN takes over, as torch's ``>=`` does)."""
+
+    def kernel(outs, ins, attrs):
+        values, indices = outs
+        x = ins[0]
+        if x.ndim == 0:
+            np.copyto(values, x)
+            indices.fill(0)
+            return
+        d = attrs["dim"]
+        src, vals, idx = np.moveaxis(x, d, 0), np.moveaxis(values, d, 0), np.moveaxis(indices, d, 0)
+        if src.shape[0] == 0:
+            return
+        best, at = src[0].copy(), np.zeros(src.shape[1:], np.int64)
+        nan_kind = src.dtype.kind in "fc" or src.dtype.name == "bfloat16"
+        for i in range(src.shape[0]):
+            new = src[i]
+            if i:
+                if nan_kind:
+                    take = np.isnan(new) | (~np.isnan(best) & take_new(new, best))
+                else:
+                    take = take_new(new, best)
+                best = np.where(take, new, best)
+                at = np.where(take, i, at)
+            vals[i] = best
+            idx[i] = at
+
+    return kernel
+
+
+register_kernel("cummax")(quiet(_running_extremum(np.greater_equal)))
+register_kernel("cummin")(quiet(_running_extremum(np.less_equal)))
+
+
+@register_kernel("logcumsumexp")
+def logcumsumexp(outs, ins, attrs):
+    out, x = outs[0], ins[0]
+    if x.ndim == 0:
+        np.copyto(out, x)
+        return
+    acc = compute_dtype(out.dtype)
+    store(out, np.logaddexp.accumulate(as_compute(x, acc), axis=attrs["dim"]))

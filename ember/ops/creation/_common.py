@@ -8,6 +8,7 @@ import numpy as np
 
 from ..._core import dtype as _dt
 from ..._core.device import CPU, Device, as_device
+from ..._core.memory_format import MemoryFormat, channels_last_strides
 from ..._core.shape import check_size, contiguous_strides, is_non_overlapping_and_dense
 from ..._core.tensor import Tensor, empty_tensor, scalar_for
 from ...dispatch import OpExpr, dispatch
@@ -68,16 +69,17 @@ def global_factory(op: str, placement, sbp, shape: tuple, dtype, requires_grad: 
 
 
 def memory_format(value, op: str) -> str:
-    """``None`` / ``"preserve_format"`` / ``"contiguous_format"`` (or torch's objects of those
-    names) as ``"preserve"`` or ``"contiguous"``."""
+    """``None`` / ``ember.preserve_format`` / ``contiguous_format`` / ``channels_last`` /
+    ``channels_last_3d`` (or torch's objects or the names) as ``"preserve"``, ``"contiguous"``,
+    ``"channels_last"`` or ``"channels_last_3d"``."""
     if value is None:
         return "preserve"
-    name = str(value).rpartition(".")[2]
+    name = value.name if isinstance(value, MemoryFormat) else str(value).rpartition(".")[2]
     if name in ("preserve_format", "contiguous_format"):
         return name.partition("_")[0]
     if name in ("channels_last", "channels_last_3d"):
-        raise NotImplementedError(f"{op}(): memory_format {name} is not supported by ember (only preserve_format and contiguous_format)")
-    raise TypeError(f"{op}(): argument 'memory_format' must be 'preserve_format' or 'contiguous_format', got {value!r}")
+        return name
+    raise TypeError(f"{op}(): argument 'memory_format' must be ember.memory_format, not {type(value).__name__} ({value!r})")
 
 
 def dense_strides(shape: tuple, stride: tuple) -> tuple:
@@ -119,6 +121,8 @@ def preserved_strides(x: Tensor, fmt: str = "preserve") -> tuple:
     shape, stride = x._shape, x._stride
     if fmt == "contiguous":
         return contiguous_strides(shape)
+    if fmt in ("channels_last", "channels_last_3d"):
+        return channels_last_strides(shape, fmt)
     if stride == contiguous_strides(shape):
         return stride
     if is_non_overlapping_and_dense(shape, stride) and all(s > 0 or (n == 1 and s == 0) for n, s in zip(shape, stride, strict=True)):

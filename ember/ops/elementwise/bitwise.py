@@ -1,4 +1,5 @@
-"""Bitwise ops: bitwise_not (``~``), and, or, xor on integers and bool; shifts on integers.
+"""Bitwise ops: bitwise_not (``~``), and, or, xor on integers and bool; shifts on integers;
+and the other integer-only pair, ``gcd`` / ``lcm``.
 
 Shifts past the dtype's width give 0 (or -1 for a right shift of a negative number); none of
 these ops is differentiable.
@@ -107,3 +108,29 @@ declare(
     doc="input >> other for integer tensors (arithmetic shift for signed dtypes).",
 )
 binary("bitwise_right_shift", "BitwiseRightShift", kinds=INTEGER)
+
+
+declare(
+    "gcd",
+    "Tensor (Tensor input, Tensor other) => Gcd",
+    method=True, inplace="gcd_", out=True, differentiable=False, op=("gcd", "gcd_scalar"),
+    doc="""
+    The greatest common divisor of integers, elementwise (non-negative; gcd(0, 0) = 0).
+
+    >>> ember.gcd(ember.tensor([12, -4, 0]), ember.tensor([18, 6, 0])).tolist()
+    [6, 2, 0]
+    """,
+)
+binary("gcd", "Gcd", kinds=INTEGER)
+declare(
+    "lcm",
+    "Tensor (Tensor input, Tensor other) => Lcm",
+    method=True, inplace="lcm_", out=True, differentiable=False, op=("lcm", "lcm_scalar"),
+    doc="""
+    The least common multiple of integers, elementwise (non-negative; 0 when either is 0).
+
+    >>> ember.lcm(ember.tensor([4, -4, 0]), ember.tensor([6, 6, 5])).tolist()
+    [12, 12, 0]
+    """,
+)
+binary("lcm", "Lcm", kinds=INTEGER)

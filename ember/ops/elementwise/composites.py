@@ -14,8 +14,9 @@ from __future__ import annotations
 import math
 
 from ..._core import dtype as _dt
+from ..args import scalar_tensor_like
 from ..common import functional as _F
-from ..functor import functor
+from ..functor import FUNCTORS, functor
 from ..schema import schema_family
 
 declare = schema_family("elementwise")
@@ -156,3 +157,119 @@ declare(
 @functor("Rad2deg")
 def rad2deg(input, out=None):
     return _angle("rad2deg", input, 180.0 / math.pi, out)
+
+
+declare(
+    "heaviside",
+    "Tensor (Tensor input, Tensor values) => Heaviside",
+    method=True,
+    out=True,
+    inplace="heaviside_",
+    composite=True,
+    differentiable=False,
+    doc="""
+    The step function: 0 where input < 0 (and NaN), ``values`` where input == 0, 1 where input > 0.
+
+    >>> ember.heaviside(ember.tensor([-1.0, 0.0, 2.0]), ember.tensor([0.5])).tolist()
+    [0.0, 0.5, 1.0]
+    """,
+)
+
+
+@functor("Heaviside")
+def heaviside(input, values, out=None):
+    if input.dtype.is_complex or values.dtype.is_complex:
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
+    if input.dtype is not values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    F = _F()
+    return F.where(F.eq(input, 0), values, F.gt(input, 0).to(input.dtype), out=out)
+
+
+declare(
+    "float_power",
+    [
+        "Tensor (Tensor input, Tensor exponent) => FloatPower",
+        "Tensor (Tensor input, Scalar exponent) => FloatPowerScalar",
+        "Tensor (Scalar input, Tensor exponent) => FloatPowerScalarBase",
+    ],
+    method=True,
+    out=True,
+    composite=True,
+    doc="""
+    pow computed in double precision: float64, or complex128 when either operand is complex.
+
+    >>> ember.float_power(ember.tensor([2]), 2).dtype
+    ember.float64
+    """,
+)
+
+
+def _double(*operands) -> _dt.DType:
+    complex_ = any(o.dtype.is_complex if hasattr(o, "dtype") else isinstance(o, complex) for o in operands)
+    return _dt.complex128 if complex_ else _dt.float64
+
+
+@functor("FloatPower")
+def float_power(input, exponent, out=None):
+    dtype = _double(input, exponent)
+    return _F().pow(input.to(dtype), exponent.to(dtype), out=out)
+
+
+@functor("FloatPowerScalar")
+def float_power_scalar(input, exponent, out=None):
+    dtype = _double(input, exponent)
+    return _F().pow(input.to(dtype), complex(exponent) if dtype.is_complex else float(exponent), out=out)
+
+
+@functor("FloatPowerScalarBase")
+def float_power_scalar_base(input, exponent, out=None):
+    dtype = _double(input, exponent)
+    return _F().pow(complex(input) if dtype.is_complex else float(input), exponent.to(dtype), out=out)
+
+
+declare(
+    "rsub",
+    [
+        "Tensor (Tensor input, Tensor other, *, Scalar alpha=1) => Rsub",
+        "Tensor (Tensor input, Scalar other, *, Scalar alpha=1) => RsubScalar",
+    ],
+    composite=True,
+    doc="""
+    other - alpha * input (sub with its operands swapped).
+
+    >>> ember.rsub(ember.tensor([1, 2]), 5).tolist()
+    [4, 3]
+    """,
+)
+
+
+@functor("Rsub")
+def rsub(input, other, alpha=1):
+    return _F().sub(other, input, alpha=alpha)
+
+
+@functor("RsubScalar")
+def rsub_scalar(input, other, alpha=1):
+    return _F().sub(scalar_tensor_like(other, input), input, alpha=alpha)
+
+
+declare(
+    "dist",
+    "Tensor (Tensor input, Tensor other, Scalar p=2) => Dist",
+    method=True,
+    composite=True,
+    doc="""
+    The p-norm of input - other (broadcast), as ``linalg.vector_norm``.
+
+    >>> ember.dist(ember.tensor([1.0, 2.0]), ember.tensor([4.0, 6.0])).item()
+    5.0
+    """,
+)
+
+
+@functor("Dist")
+def dist(input, other, p=2):
+    difference = _F().sub(input, other)
+    # torch answers 0 for no elements whatever p is (nan included); the 2-norm of nothing is that 0
+    return FUNCTORS["LinalgVectorNorm"](difference, p if difference.numel() else 2)

@@ -20,7 +20,7 @@ primitive's kernel is in the module of the same name under ``ember/kernels/cpu/i
 [3, 4, 5]
 """
 
-from . import getitem, gather_scatter, index_select, masked, sorting  # isort: skip - declares in this order
+from . import getitem, gather_scatter, index_select, masked, sorting, membership  # noqa: F401  # isort: skip - declares in this order
 from . import keys
 from .keys import IndexKey, index_result_shape
 

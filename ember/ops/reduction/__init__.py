@@ -14,7 +14,7 @@ holds what they share. The norms are linear algebra (``ember/ops/linalg/norms.py
 ([4.0, 7.0], [1, 0])
 """
 
-from . import extrema, histograms, logical, nan, statistics, sums  # noqa: F401 - nan registers its entries
+from . import extrema, histograms, logical, nan, order_statistics, scans, statistics, sums  # noqa: F401 - nan registers its entries
 from ._common import named_tuple, reduce_dims, reduced_shape, return_types, torch_name, unreduce
 from .sums import exclusive_cumprod
 

@@ -24,6 +24,13 @@ def _pow(a, b, attrs):
             odd = (b & 1).astype(BOOL)
             special = np.where(a == 1, 1, np.where(a == -1, np.where(odd, -1, 1), 0)).astype(a.dtype)
             return np.where(negative, special, r)
+    if a.dtype.kind == "c" and isinstance(b, np.ndarray) and b.ndim:
+        # a tensor exponent: torch computes exp(b * log(a)), where NumPy's power gives nan+nanj for
+        # a zero or infinite base (Python-scalar exponents keep torch's special cases, 0 ** 0 = 1)
+        odd = (a == 0) | ~np.isfinite(a)
+        if np.any(odd):
+            a, b, odd = np.broadcast_arrays(a, b, odd)
+            return np.where(odd, np.exp(b * np.log(np.where(odd, a, 1))), np.power(a, b))
     return np.power(a, b)
 
 

@@ -12,7 +12,7 @@ from ._common import as_intp
 
 def _sort_key(x: np.ndarray) -> np.ndarray:
     """An array NumPy sorts in the same order (bfloat16 and float16 via float32)."""
-    if x.dtype.kind == "f" and x.dtype.itemsize == 2:
+    if x.dtype.itemsize == 2 and (x.dtype.kind == "f" or x.dtype.name == "bfloat16"):  # bfloat16's kind is "V"
         return x.astype(np.float32)
     return x
 
