@@ -39,7 +39,8 @@ KNOWN = {
     "index": ({"el"}, "TorchScript's list overload"),
     "einsum": ({"tensors", "path", "a"}, "torch.einsum(equation, *operands) is a Python function: these are aten's"),
     "view": ({"dtype"}, "the entry is the size form; Tensor.view, written by hand, also takes dtype="),
-    "stft": ({"align_to_window"}, "not supported yet: the window is centred in each frame as before torch 2.9 (docs/pytorch-coverage.md)"),
+    "stft": ({"align_to_window"}, "not supported yet: frames are windowed as torch does with align_to_window left unset"),
+    "isin": ({"test_element"}, "torch names its Scalar overload's second argument test_element; one name for all overloads here"),
 }
 
 

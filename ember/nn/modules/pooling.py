@@ -149,7 +149,7 @@ class _AdaptiveMaxPoolNd(Module):
 
 
 class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
-    _fn = staticmethod(lambda *a: F.adaptive_max_pool1d(*a))
+    _fn = staticmethod(lambda *a: F.NAMESPACES["nn.functional"]["adaptive_max_pool1d"](*a))
 
 
 class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):

@@ -451,7 +451,7 @@ def _adaptive_max_pool_functor(nd: int):
 
 
 declare(
-    "adaptive_max_pool1d",
+    "nn.functional.adaptive_max_pool1d",  # torch.adaptive_max_pool1d (a tuple, always) is not this
     "Tensor (Tensor input, IntList output_size, Object return_indices=False) => AdaptiveMaxPool1d",
     op="adaptive_max_pool",
     doc="""
