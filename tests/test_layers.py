@@ -45,6 +45,7 @@ FLOORS = {
     "optim": 8,
     "distributions": 8,
     "utils": 9,
+    "compat": 9,
     "ember": 10,  # the face
 }
 
