@@ -29,3 +29,4 @@ from ...graph import (
     trainable_variables,
     variables_initializer,
 )
+from . import nn
