@@ -27,7 +27,7 @@ from ...graph import (
     reset_default_graph,
     variables_initializer,
 )
-from . import initializers, nn
+from . import initializers, layers, losses, nn
 from .initializers import (
     constant_initializer,
     glorot_normal_initializer,
