@@ -2,8 +2,10 @@
 HWIO), its strides and ksize lists, and its padding: "VALID", explicit pairs, or "SAME", where the
 output has ceil(in / stride) positions and the padding it takes is split with the odd one after.
 
-ember's kernels are channels-first, so a channels-last input is transposed in and out (the
-transposes are views; their cost is measured in benchmarks/). Padding that ember's ops cannot take
+ember's kernels are channels-first, so a channels-last input goes in as a transposed view and
+the result comes out as a contiguous NHWC copy (a view there made graph plans fall back from the
+static executor: 1.27x the NCHW train step before, 1.07-1.12x after; benchmarks/cases/tf_compat.py).
+Padding that ember's ops cannot take
 (one-sided) is made by ``pad`` first; pooling pads with -inf (max) or divides by the count of
 real elements (average), as TensorFlow does.
 """
@@ -100,7 +102,7 @@ def _to_first(x: Tensor, channels_last: bool) -> Tensor:
 
 
 def _from_first(x: Tensor, channels_last: bool) -> Tensor:
-    return F.movedim(x, 1, -1) if channels_last else x
+    return F.movedim(x, 1, -1).contiguous() if channels_last else x
 
 
 def _torch_pad(pads: list[tuple[int, int]]) -> tuple[int, ...]:
