@@ -213,3 +213,34 @@ def test_against_tensorflow_legacy_layers():
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
     for a, b in zip(got_vars, want_vars, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_layer_objects_share_their_variables():
+    with Graph().as_default():
+        tf.layers.dense(X, 3)  # takes "dense"
+        layer = tf.layers.Dense(2, activation=tf.nn.relu, kernel_initializer=tf.constant_initializer(0.5))
+        a = layer(X)
+        b = layer(X[:2])
+        other = tf.layers.Dense(2)
+        other(X)
+        assert layer.name == "dense_1" and other.name == "dense_2"
+        assert _names(layer.trainable_variables) == ["dense_1/kernel:0", "dense_1/bias:0"]
+        assert layer.kernel is layer.trainable_variables[0] and layer.kernel.shape.as_list() == [4, 2]
+        conv = tf.layers.Conv2D(4, 3, padding="same")
+        pool = tf.layers.MaxPooling2D(2, 2)
+        y = tf.layers.Flatten()(pool(conv(IMAGES)))
+        norm = tf.layers.BatchNormalization(momentum=0.5)
+        z = norm(y, training=True)
+        assert len(norm.updates) == 2 and _names(norm.non_trainable_variables) == [
+            "batch_normalization/moving_mean:0",
+            "batch_normalization/moving_variance:0",
+        ]
+        dropped = tf.layers.Dropout(0.5)(z, training=False)
+        assert len(tf.global_variables()) == 2 + 2 + 2 + 2 + 4
+        with Session() as s:
+            s.run(tf.global_variables_initializer())
+            got_a, got_b, got_z, got_dropped = s.run([a, b, z, dropped])
+    np.testing.assert_allclose(got_a, np.maximum(X @ np.full((4, 2), 0.5), 0), rtol=1e-5)
+    np.testing.assert_array_equal(got_b, got_a[:2])
+    np.testing.assert_array_equal(got_dropped, got_z)
+    assert got_z.shape == (2, 36)

@@ -21,9 +21,18 @@ from . import nn
 from .initializers import ones_initializer, zeros_initializer
 from .nn._common import convert, op_scope, rank_of, static_shape
 from .variable_scope import get_variable, variable_scope
-from .variables import GraphKeys, add_to_collection
+from .variables import GraphKeys, add_to_collection, get_collection
 
 __all__ = [
+    "AveragePooling2D",
+    "BatchNormalization",
+    "Conv2D",
+    "Conv2DTranspose",
+    "Dense",
+    "Dropout",
+    "Flatten",
+    "Layer",
+    "MaxPooling2D",
     "average_pooling2d",
     "batch_normalization",
     "conv2d",
@@ -274,3 +283,140 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
                 update = assign_sub(variable, F.mul(F.sub(variable, F.detach(value)), decay))
             add_to_collection(GraphKeys.UPDATE_OPS, update.op)
         return outputs
+
+
+# -- the class forms: one layer object, its variables made on the first call and shared after ----------
+
+
+class Layer:
+    """A ``tf.layers`` layer object: the function form called with the constructor's arguments;
+    the first call makes the variables in a scope of its own (``name`` or the default name made
+    unique) and every later call shares them.
+
+    >>> import numpy as np, ember.compat.v1 as tf
+    >>> with tf.Graph().as_default():
+    ...     layer = tf.layers.Dense(2, name="head")
+    ...     a, b = layer(np.ones((1, 3), np.float32)), layer(np.zeros((4, 3), np.float32))
+    ...     [v.name for v in layer.trainable_variables], b.shape.as_list()
+    (['head/kernel:0', 'head/bias:0'], [4, 2])
+    """
+
+    _function = None
+    _default_name = ""
+    _has_variables = True
+
+    def __init__(self, *args, name=None, **kwargs) -> None:
+        self._args, self._kwargs = args, kwargs
+        self._name = name
+        self._scope = None
+        self.updates: list = []
+
+    @property
+    def name(self) -> str:
+        return self._scope.name if self._scope is not None else (self._name or self._default_name)
+
+    def __call__(self, inputs, **kwargs):
+        function = type(self)._function
+        if not self._has_variables:
+            return function(inputs, *self._args, name=self._name, **self._kwargs, **kwargs)
+        reuse = True
+        if self._scope is None:
+            with variable_scope(self._name, default_name=None if self._name else self._default_name) as scope:
+                self._scope = scope  # claims the unique name; the call below re-enters it
+            reuse = None
+        before = len(get_collection(GraphKeys.UPDATE_OPS))
+        outputs = function(inputs, *self._args, name=self._scope, reuse=reuse, **self._kwargs, **kwargs)
+        self.updates.extend(get_collection(GraphKeys.UPDATE_OPS)[before:])
+        return outputs
+
+    @property
+    def variables(self) -> list:
+        if self._scope is None:
+            return []
+        return [v for v in get_collection(GraphKeys.GLOBAL_VARIABLES) if v.op.name.startswith(self._scope.name + "/")]
+
+    weights = variables
+
+    @property
+    def trainable_variables(self) -> list:
+        trainable = {id(v) for v in get_collection(GraphKeys.TRAINABLE_VARIABLES)}
+        return [v for v in self.variables if id(v) in trainable]
+
+    trainable_weights = trainable_variables
+
+    @property
+    def non_trainable_variables(self) -> list:
+        trainable = {id(v) for v in self.trainable_variables}
+        return [v for v in self.variables if id(v) not in trainable]
+
+    non_trainable_weights = non_trainable_variables
+
+    def __getattr__(self, attr: str):
+        # kernel, bias, gamma, beta, moving_mean, moving_variance: the variable of that name
+        if attr.startswith("_"):
+            raise AttributeError(attr)
+        for v in self.variables:
+            if v.op.name.rsplit("/", 1)[-1] == attr:
+                return v
+        raise AttributeError(f"{type(self).__name__} has no attribute {attr!r} (no variable of that name yet)")
+
+
+class Dense(Layer):
+    """``dense`` as a layer object: ``Dense(units, activation=..., ...)``."""
+
+    _function = staticmethod(dense)
+    _default_name = "dense"
+
+
+class Conv2D(Layer):
+    """``conv2d`` as a layer object: ``Conv2D(filters, kernel_size, ...)``."""
+
+    _function = staticmethod(conv2d)
+    _default_name = "conv2d"
+
+
+class Conv2DTranspose(Layer):
+    """``conv2d_transpose`` as a layer object."""
+
+    _function = staticmethod(conv2d_transpose)
+    _default_name = "conv2d_transpose"
+
+
+class BatchNormalization(Layer):
+    """``batch_normalization`` as a layer object; ``training`` is given at the call;
+    ``updates`` lists the moving-average updates of its calls."""
+
+    _function = staticmethod(batch_normalization)
+    _default_name = "batch_normalization"
+
+
+class MaxPooling2D(Layer):
+    """``max_pooling2d`` as a layer object: ``MaxPooling2D(pool_size, strides, ...)``."""
+
+    _function = staticmethod(max_pooling2d)
+    _default_name = "max_pooling2d"
+    _has_variables = False
+
+
+class AveragePooling2D(Layer):
+    """``average_pooling2d`` as a layer object."""
+
+    _function = staticmethod(average_pooling2d)
+    _default_name = "average_pooling2d"
+    _has_variables = False
+
+
+class Flatten(Layer):
+    """``flatten`` as a layer object."""
+
+    _function = staticmethod(flatten)
+    _default_name = "flatten"
+    _has_variables = False
+
+
+class Dropout(Layer):
+    """``dropout`` as a layer object: ``Dropout(rate)``, ``training`` given at the call."""
+
+    _function = staticmethod(dropout)
+    _default_name = "dropout"
+    _has_variables = False
