@@ -340,6 +340,63 @@ def test_top_k_and_in_top_k():
     assert tf.nn.in_top_k(p, np.array([0, 0, 3]), 2).numpy().tolist() == [False, True, True]
 
 
+def test_conv3d_and_pool3d_match_numpy():
+    x = RNG.standard_normal((1, 4, 5, 3, 2))
+    w = RNG.standard_normal((2, 3, 2, 2, 3))
+    got = tf.nn.conv3d(x, w, [1, 1, 2, 1, 1], "SAME").numpy()
+    pads = [_same_pads(4, 2, 1), _same_pads(5, 3, 2), _same_pads(3, 2, 1)]
+    xp = np.pad(x, ((0, 0), *pads, (0, 0)))
+    want = np.zeros(got.shape)
+    for d in range(got.shape[1]):
+        for h in range(got.shape[2]):
+            for c in range(got.shape[3]):
+                patch = xp[:, d : d + 2, h * 2 : h * 2 + 3, c : c + 2]
+                want[:, d, h, c] = np.tensordot(patch, w, axes=([1, 2, 3, 4], [0, 1, 2, 3]))
+    np.testing.assert_allclose(got, want, rtol=1e-10)
+    # a pool with depth 1 is the 2-D pool of each depth slice
+    pooled = tf.nn.avg_pool3d(x, [1, 1, 2, 3, 1], [1, 1, 2, 2, 1], "SAME").numpy()
+    for d in range(4):
+        np.testing.assert_allclose(pooled[:, d], tf.nn.avg_pool(x[:, d], [1, 2, 3, 1], [1, 2, 2, 1], "SAME").numpy(), rtol=1e-12)
+    maxed = tf.nn.max_pool1d(x[:, 0, :, 0], 2, 2, "SAME").numpy()
+    np.testing.assert_array_equal(maxed, tf.nn.max_pool(x[:, 0:1, :, 0], [1, 1, 2, 1], [1, 1, 2, 1], "SAME").numpy()[:, 0])
+
+
+def test_separable_atrous_and_space_to_depth():
+    x = RNG.standard_normal((1, 5, 5, 2))
+    dw = RNG.standard_normal((3, 3, 2, 2))
+    pw = RNG.standard_normal((1, 1, 4, 3))
+    separable = tf.nn.separable_conv2d(x, dw, pw, [1, 1, 1, 1], "SAME").numpy()
+    depthwise = tf.nn.depthwise_conv2d(x, dw, [1, 1, 1, 1], "SAME").numpy()
+    np.testing.assert_allclose(separable, depthwise @ pw[0, 0], rtol=1e-10)
+    w = RNG.standard_normal((2, 2, 2, 3))
+    np.testing.assert_allclose(tf.nn.atrous_conv2d(x, w, 2, "VALID").numpy(), tf.nn.conv2d(x, w, 1, "VALID", dilations=2).numpy())
+    block = np.array([1.0, 2.0, 3.0, 4.0]).reshape(1, 2, 2, 1)  # TensorFlow's documented example
+    assert tf.nn.space_to_depth(block, 2).numpy().tolist() == [[[[1.0, 2.0, 3.0, 4.0]]]]
+    y = RNG.standard_normal((2, 4, 6, 3))
+    np.testing.assert_array_equal(tf.nn.depth_to_space(tf.nn.space_to_depth(y, 2), 2).numpy(), y)
+
+
+def test_sufficient_statistics_weighted_moments_log_poisson():
+    x = RNG.standard_normal((3, 4, 2))
+    count, m_ss, v_ss, shift = tf.nn.sufficient_statistics(x, [0, 1], shift=0.25)
+    assert float(count) == 12.0 and shift == 0.25
+    mean, variance = tf.nn.normalize_moments(count, m_ss, v_ss, 0.25)
+    np.testing.assert_allclose(mean.numpy(), x.mean((0, 1)), rtol=1e-10)
+    np.testing.assert_allclose(variance.numpy(), x.var((0, 1)), rtol=1e-10)
+    w = RNG.random((3, 1, 1))
+    mean, variance = tf.nn.weighted_moments(x, [0, 1], w)
+    full = np.broadcast_to(w, x.shape)
+    want_mean = (full * x).sum((0, 1)) / full.sum((0, 1))
+    np.testing.assert_allclose(mean.numpy(), want_mean, rtol=1e-10)
+    np.testing.assert_allclose(variance.numpy(), (full * (x - want_mean) ** 2).sum((0, 1)) / full.sum((0, 1)), rtol=1e-10)
+    z = np.array([0.0, 0.5, 3.0])
+    c = np.array([0.1, -0.2, 1.5])
+    plain = np.exp(c) - c * z
+    np.testing.assert_allclose(tf.nn.log_poisson_loss(z, c).numpy(), plain, rtol=1e-12)
+    stirling = np.array([0.0, 0.0, 3 * np.log(3) - 3 + 0.5 * np.log(2 * np.pi * 3)])
+    np.testing.assert_allclose(tf.nn.log_poisson_loss(z, c, compute_full_loss=True).numpy(), plain + stirling, rtol=1e-12)
+
+
 # -- graph mode: names and gradients -----------------------------------------------------------------
 
 
@@ -374,6 +431,15 @@ GRAD_CASES = {
     "fused_batch_norm": (lambda x, g, b: tf.nn.fused_batch_norm(x, g, b)[0], [(3, 2, 2, 2), (2,), (2,)]),
     "lrn": (lambda x: tf.nn.lrn(x, 1), [(1, 2, 2, 4)]),
     "embedding_max_norm": (lambda p: tf.nn.embedding_lookup(p, np.array([0, 2, 2]), max_norm=1.0), [(3, 2)]),
+    "conv3d": (lambda x, w: tf.nn.conv3d(x, w, [1, 2, 1, 1, 1], "SAME"), [(1, 3, 3, 2, 2), (2, 2, 1, 2, 2)]),
+    "max_pool3d": (lambda x: tf.nn.max_pool3d(x, 2, 2, "SAME"), [(1, 3, 3, 3, 1)]),
+    "separable": (
+        lambda x, d, p: tf.nn.separable_conv2d(x, d, p, [1, 1, 1, 1], "SAME"),
+        [(1, 4, 4, 2), (2, 2, 2, 1), (1, 1, 2, 2)],
+    ),
+    "space_to_depth": (lambda x: tf.nn.space_to_depth(x, 2), [(1, 2, 4, 2)]),
+    "weighted_moments": (lambda x: tf.nn.weighted_moments(x, [0], np.array([[1.0], [2.0], [0.5]]))[1], [(3, 2)]),
+    "log_poisson_full": (lambda c: tf.nn.log_poisson_loss(np.array([0.5, 2.0, 4.0]), c, compute_full_loss=True), [(3,)]),
     "selu_leaky_softsign": (lambda x: tf.nn.selu(x) + tf.nn.leaky_relu(x) + tf.nn.softsign(x), [(7,)]),
 }
 

@@ -22,24 +22,34 @@ from ....ops import functional as F
 from ._common import convert, convert_like, named, op_scope, rank_of, static_shape
 
 __all__ = [
+    "atrous_conv2d",
     "avg_pool",
+    "avg_pool1d",
     "avg_pool2d",
+    "avg_pool3d",
     "conv1d",
     "conv2d",
     "conv2d_transpose",
+    "conv3d",
+    "convolution",
+    "depth_to_space",
     "depthwise_conv2d",
     "max_pool",
+    "max_pool1d",
     "max_pool2d",
+    "max_pool3d",
+    "separable_conv2d",
+    "space_to_depth",
 ]
 
-_CONV = {1: F.conv1d, 2: F.conv2d}
-_MAX_POOL = {1: F.max_pool1d, 2: F.max_pool2d}
-_AVG_POOL = {1: F.avg_pool1d, 2: F.avg_pool2d}
+_CONV = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}
+_MAX_POOL = {1: F.max_pool1d, 2: F.max_pool2d, 3: F.max_pool3d}
+_AVG_POOL = {1: F.avg_pool1d, 2: F.avg_pool2d, 3: F.avg_pool3d}
+_FORMATS = {1: ("NWC", "NCW"), 2: ("NHWC", "NCHW"), 3: ("NDHWC", "NCDHW")}
 
 
 def _channels_last(data_format: str | None, nd: int, op: str) -> bool:
-    last = {1: "NWC", 2: "NHWC"}[nd]
-    first = {1: "NCW", 2: "NCHW"}[nd]
+    last, first = _FORMATS[nd]
     if data_format is None or data_format == last:
         return True
     if data_format == first:
@@ -268,11 +278,87 @@ def conv2d_transpose(
         return named(_from_first(y, last), scope)
 
 
+def conv3d(input, filter=None, strides=None, padding=None, data_format="NDHWC", dilations=None, name=None, filters=None):  # noqa: A002 - TensorFlow's names
+    """3-D convolution of an NDHWC ``input`` with a DHWIO ``filter``; ``strides`` a list of 5."""
+    filters = _one_of(filter, filters, "conv3d", "filter", "filters")
+    return _conv(input, filters, strides, padding, dilations, data_format, 3, "conv3d", name, "Conv3D")
+
+
+def convolution(input, filter=None, padding=None, strides=None, dilation_rate=None, name=None, data_format=None, filters=None,  # noqa: A002
+                dilations=None):  # fmt: skip
+    """The N-D convolution the input's rank asks for (conv1d, conv2d or conv3d)."""
+    filters = _one_of(filter, filters, "convolution", "filter", "filters")
+    if dilation_rate is not None and dilations is not None:
+        raise ValueError("convolution(): cannot specify both 'dilation_rate' and 'dilations'")
+    nd = rank_of(convert(input, "convolution", "input")) - 2
+    if nd not in _CONV:
+        raise ValueError(f"convolution(): input must be of rank 3, 4 or 5, got shape {static_shape(input)}")
+    strides = 1 if strides is None else strides
+    return _conv(
+        input, filters, strides, padding, dilation_rate or dilations, data_format, nd, "convolution", name, "convolution"
+    )
+
+
+def atrous_conv2d(value, filters, rate, padding, name=None):
+    """``conv2d`` with stride 1 and every ``rate``-th input taken by the filter (dilation)."""
+    return _conv(value, filters, 1, padding, int(rate), "NHWC", 2, "atrous_conv2d", name, "convolution")
+
+
+def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding, rate=None, name=None, data_format=None,  # noqa: A002
+                     dilations=None):  # fmt: skip
+    """``depthwise_conv2d`` then a 1x1 ``conv2d`` with ``pointwise_filter`` [1, 1, in * multiplier, out]."""
+    with op_scope(name, "separable_conv2d") as scope:
+        depthwise = depthwise_conv2d(input, depthwise_filter, strides, padding, rate, None, data_format, dilations)
+        return named(conv2d(depthwise, pointwise_filter, 1, "VALID", data_format=data_format or "NHWC"), scope)
+
+
+def space_to_depth(input, block_size, name=None, data_format="NHWC"):  # noqa: A002 - TensorFlow's names
+    """Each block_size x block_size spatial block moved into the channels (NHWC), in the order
+    (row in block, column in block, channel)."""
+    x = convert(input, "space_to_depth", "input")
+    _, h, w, c = _nhwc_dims(x, data_format, "space_to_depth")
+    b = int(block_size)
+    if h is None or w is None or h % b or w % b:
+        raise ValueError(f"space_to_depth(): height and width ({h}, {w}) must be known and divisible by block_size {b}")
+    with op_scope(name, "SpaceToDepth") as scope:
+        y = F.reshape(_to_nhwc(x, data_format), (-1, h // b, b, w // b, b, c))
+        y = F.reshape(F.permute(y, (0, 1, 3, 2, 4, 5)), (-1, h // b, w // b, b * b * c))
+        return named(_from_nhwc(y, data_format), scope)
+
+
+def depth_to_space(input, block_size, name=None, data_format="NHWC"):  # noqa: A002 - TensorFlow's names
+    """The inverse of ``space_to_depth``: channels moved into block_size x block_size spatial blocks."""
+    x = convert(input, "depth_to_space", "input")
+    _, h, w, c = _nhwc_dims(x, data_format, "depth_to_space")
+    b = int(block_size)
+    if h is None or w is None or c is None or c % (b * b):
+        raise ValueError(f"depth_to_space(): the depth {c} must be known and divisible by block_size**2 = {b * b}")
+    with op_scope(name, "DepthToSpace") as scope:
+        y = F.reshape(_to_nhwc(x, data_format), (-1, h, w, b, b, c // (b * b)))
+        y = F.reshape(F.permute(y, (0, 1, 3, 2, 4, 5)), (-1, h * b, w * b, c // (b * b)))
+        return named(_from_nhwc(y, data_format), scope)
+
+
+def _nhwc_dims(x: Tensor, data_format: str, op: str) -> list:
+    if rank_of(x) != 4:
+        raise ValueError(f"{op}(): input must be of rank 4, got shape {static_shape(x)}")
+    shape = static_shape(x)
+    return shape if _channels_last(data_format, 2, op) else [shape[0], *shape[2:], shape[1]]
+
+
+def _to_nhwc(x: Tensor, data_format: str) -> Tensor:
+    return x if data_format == "NHWC" else F.movedim(x, 1, -1)
+
+
+def _from_nhwc(x: Tensor, data_format: str) -> Tensor:
+    return x if data_format == "NHWC" else F.movedim(x, -1, 1).contiguous()
+
+
 def _pool(value, ksize, strides, padding, data_format, name, kind: str, op: str, default_name: str):
     x = convert(value, op, "value")
     nd = rank_of(x) - 2
-    if nd not in (1, 2):
-        raise ValueError(f"{op}(): input must be of rank 3 or 4, got shape {static_shape(x)}")
+    if nd not in (1, 2, 3):
+        raise ValueError(f"{op}(): input must be of rank 3, 4 or 5, got shape {static_shape(x)}")
     last = _channels_last(data_format, nd, op)
     kernel = _spatial(ksize, nd, last, op, "ksize")
     strides = _spatial(strides, nd, last, op, "strides")
@@ -310,11 +396,25 @@ def max_pool(value, ksize, strides, padding, data_format="NHWC", name=None, inpu
     return _pool(value, ksize, strides, padding, data_format, name, "max", "max_pool", "MaxPool")
 
 
+def _pool_of_rank(rank: int, input, ksize, strides, padding, data_format, name, kind: str, op: str, default_name: str):  # noqa: A002
+    if rank_of(convert(input, op, "input")) != rank:
+        raise ValueError(f"{op}(): input must be of rank {rank}, got shape {static_shape(input)}")
+    return _pool(input, ksize, strides, padding, data_format, name, kind, op, default_name)
+
+
+def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002 - TensorFlow's names
+    """``max_pool`` of a 3-D (NWC) input."""
+    return _pool_of_rank(3, input, ksize, strides, padding, data_format, name, "max", "max_pool1d", "MaxPool1d")
+
+
 def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002 - TensorFlow's names
     """``max_pool`` of a 4-D input."""
-    if rank_of(convert(input, "max_pool2d", "input")) != 4:
-        raise ValueError(f"max_pool2d(): input must be of rank 4, got shape {static_shape(input)}")
-    return _pool(input, ksize, strides, padding, data_format, name, "max", "max_pool2d", "MaxPool2d")
+    return _pool_of_rank(4, input, ksize, strides, padding, data_format, name, "max", "max_pool2d", "MaxPool2d")
+
+
+def max_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):  # noqa: A002 - TensorFlow's names
+    """``max_pool`` of a 5-D (NDHWC) input."""
+    return _pool_of_rank(5, input, ksize, strides, padding, data_format, name, "max", "max_pool3d", "MaxPool3D")
 
 
 def avg_pool(value, ksize, strides, padding, data_format="NHWC", name=None, input=None):  # noqa: A002 - TensorFlow's names
@@ -323,8 +423,16 @@ def avg_pool(value, ksize, strides, padding, data_format="NHWC", name=None, inpu
     return _pool(value, ksize, strides, padding, data_format, name, "avg", "avg_pool", "AvgPool")
 
 
+def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002 - TensorFlow's names
+    """``avg_pool`` of a 3-D (NWC) input."""
+    return _pool_of_rank(3, input, ksize, strides, padding, data_format, name, "avg", "avg_pool1d", "AvgPool1D")
+
+
 def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002 - TensorFlow's names
     """``avg_pool`` of a 4-D input."""
-    if rank_of(convert(input, "avg_pool2d", "input")) != 4:
-        raise ValueError(f"avg_pool2d(): input must be of rank 4, got shape {static_shape(input)}")
-    return _pool(input, ksize, strides, padding, data_format, name, "avg", "avg_pool2d", "AvgPool2D")
+    return _pool_of_rank(4, input, ksize, strides, padding, data_format, name, "avg", "avg_pool2d", "AvgPool2D")
+
+
+def avg_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):  # noqa: A002 - TensorFlow's names
+    """``avg_pool`` of a 5-D (NDHWC) input."""
+    return _pool_of_rank(5, input, ksize, strides, padding, data_format, name, "avg", "avg_pool3d", "AvgPool3D")

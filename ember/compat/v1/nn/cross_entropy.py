@@ -4,12 +4,15 @@ keyword-only labels/logits, its shape and label checks, and ``softmax_cross_entr
 
 from __future__ import annotations
 
+import math
+
 from ...._core import dtype as _dt
 from ....ops import functional as F
 from ._common import convert, convert_like, named, op_scope, rank_of, static_shape
 
 __all__ = [
     "l2_loss",
+    "log_poisson_loss",
     "sigmoid_cross_entropy_with_logits",
     "softmax_cross_entropy_with_logits",
     "softmax_cross_entropy_with_logits_v2",
@@ -130,3 +133,18 @@ def l2_loss(t, name=None):
     x = convert(t, "l2_loss", "t")
     with op_scope(name, "L2Loss") as scope:
         return named(F.mul(F.sum(F.square(x)), 0.5), scope)
+
+
+def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
+    """exp(log_input) - log_input * targets, the Poisson negative log likelihood up to a constant;
+    ``compute_full_loss`` adds Stirling's approximation of log(targets!) for targets > 1."""
+    x = convert(log_input, "log_poisson_loss", "log_input")
+    z = convert_like(targets, x, "log_poisson_loss", "targets")
+    _same_shape(z, x, "log_poisson_loss")
+    with op_scope(name, "log_poisson_loss") as scope:
+        loss = F.sub(F.exp(x), F.mul(x, z))
+        if compute_full_loss:
+            stirling = F.add(F.sub(F.mul(z, F.log(z)), z), F.mul(F.log(F.mul(z, 2 * math.pi)), 0.5))
+            small = F.logical_and(F.ge(z, 0.0), F.le(z, 1.0))
+            loss = F.add(loss, F.where(small, F.zeros_like(z), stirling))
+        return named(loss, scope)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numbers
 
+import numpy as np
+
 from ...._core import dtype as _dt
 from ...._core.tensor import Tensor
 from ....ops import functional as F
@@ -18,6 +20,9 @@ __all__ = [
     "local_response_normalization",
     "lrn",
     "moments",
+    "normalize_moments",
+    "sufficient_statistics",
+    "weighted_moments",
     "zero_fraction",
 ]
 
@@ -186,3 +191,52 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
         noise = F.rand_like(t) if noise_shape is None else F.rand([int(d) for d in noise_shape], dtype=t.dtype)
         mask = F.floor(F.add(noise, keep))  # 1 with probability keep_prob, as TensorFlow draws it
         return named(F.mul(F.div(t, keep), mask), scope)
+
+
+def _keep(keep_dims, keepdims, op: str) -> bool:
+    if keep_dims is not None and keepdims is not None:
+        raise ValueError(f"{op}(): cannot specify both 'keep_dims' and 'keepdims'")
+    return bool(keepdims if keepdims is not None else keep_dims)
+
+
+def sufficient_statistics(x, axes, shift=None, keep_dims=None, name=None, keepdims=None):
+    """(count, sum of x - shift, sum of (x - shift) ** 2, shift) over ``axes``; with ``shift``
+    None the sums are of x and x ** 2 and the returned shift is None."""
+    keep = _keep(keep_dims, keepdims, "sufficient_statistics")
+    t = convert(x, "sufficient_statistics", "x")
+    dims = _axes(axes, rank_of(t), "sufficient_statistics")
+    with op_scope(name, "sufficient_statistics"):
+        sizes = [static_shape(t)[d] for d in dims]
+        if None in sizes:  # elements of x per element of the sums, from the run's sizes
+            count = F.div(F.sum(F.ones_like(t)), F.sum(F.ones_like(F.sum(t, dims))))
+        else:
+            count = convert(np.asarray(np.prod(sizes, dtype=np.int64), t.dtype.numpy_dtype), "sufficient_statistics", "x")
+        shifted = t if shift is None else F.sub(t, convert_like(shift, t, "sufficient_statistics", "shift"))
+        return count, F.sum(shifted, dims, keep), F.sum(F.square(shifted), dims, keep), shift
+
+
+def normalize_moments(counts, mean_ss, variance_ss, shift, name=None):
+    """(mean, variance) from ``sufficient_statistics``' sums."""
+    m = convert(mean_ss, "normalize_moments", "mean_ss")
+    with op_scope(name, "normalize"):
+        divisor = F.reciprocal(convert_like(counts, m, "normalize_moments", "counts"))
+        shifted_mean = F.mul(m, divisor)
+        mean = shifted_mean if shift is None else F.add(shifted_mean, convert_like(shift, m, "normalize_moments", "shift"))
+        variance = F.sub(F.mul(convert_like(variance_ss, m, "normalize_moments", "variance_ss"), divisor), F.square(shifted_mean))
+        return mean, variance
+
+
+def weighted_moments(x, axes, frequency_weights, name=None, keep_dims=None, keepdims=None):
+    """(mean, variance) over ``axes`` with each element counted ``frequency_weights`` times
+    (weights broadcast against x)."""
+    keep = _keep(keep_dims, keepdims, "weighted_moments")
+    t = convert(x, "weighted_moments", "x")
+    w = convert_like(frequency_weights, t, "weighted_moments", "frequency_weights")
+    dims = _axes(axes, rank_of(t), "weighted_moments")
+    with op_scope(name, "weighted_moments"):
+        divisor = F.reciprocal(F.sum(F.mul(w, F.ones_like(t)), dims, True))
+        mean = F.mul(F.sum(F.mul(w, t), dims, True), divisor)
+        variance = F.mul(F.sum(F.mul(w, F.square(F.sub(t, mean))), dims, True), divisor)
+        if not keep:
+            mean, variance = F.squeeze(mean, dims), F.squeeze(variance, dims)
+        return mean, variance
