@@ -1,6 +1,7 @@
 """``tf.losses``: TensorFlow 1's reduced losses and the LOSSES collection.
 
-Every loss computes its per-element values, multiplies them by ``weights`` (a scalar, or a
+Every loss computes its per-element values (in float32 for the regression losses and the hinge,
+whose inputs TensorFlow casts; in the logits' dtype for the cross entropies), multiplies them by ``weights`` (a scalar, or a
 tensor of the losses' rank whose dimensions are 1 or the losses'), reduces them as
 ``reduction`` says (by default the weighted sum divided by the count of nonzero weights; a
 zero denominator gives 0, as TensorFlow's ``div_no_nan``), and adds the result to the graph's
@@ -9,6 +10,7 @@ zero denominator gives 0, as TensorFlow's ``div_no_nan``), and adds the result t
 
 from __future__ import annotations
 
+from ..._core import dtype as _dt
 from ...graph.graph import in_graph_scope
 from ...ops import functional as F
 from . import nn
@@ -55,6 +57,10 @@ class Reduction:
             raise ValueError(f"Invalid Reduction Key {key}.")
 
 
+def _cast(t, dtype):
+    return t if t.dtype is dtype else t.to(dtype)
+
+
 def _check_broadcast(weights, losses) -> None:
     w, v = static_shape(weights), static_shape(losses)
     if not w:
@@ -75,7 +81,7 @@ def _div_no_nan(total, count):
 
 def _reduce(losses, weights, reduction: str):
     Reduction.validate(reduction)
-    w = convert_like(weights, losses, "compute_weighted_loss", "weights")
+    w = _cast(convert(weights, "compute_weighted_loss", "weights"), losses.dtype)  # TensorFlow casts the weights
     _check_broadcast(w, losses)
     weighted = F.mul(losses, w)
     if reduction == Reduction.NONE:
@@ -114,9 +120,13 @@ def _elementwise_loss(scope, default, weights, loss_collection, reduction, compu
     return loss
 
 
-def _pair(labels, predictions, op: str, second: str = "predictions"):
+def _pair(labels, predictions, op: str, second: str = "predictions", dtype=None):
+    """(labels, predictions) as tensors of one dtype (``dtype`` if given, else the predictions'),
+    their static shapes checked compatible."""
     p = convert(predictions, op, second)
-    z = convert_like(labels, p, op, "labels")
+    if dtype is not None:
+        p = _cast(p, dtype)
+    z = _cast(convert(labels, op, "labels"), p.dtype)
     a, b = static_shape(p), static_shape(z)
     if len(a) != len(b) or any(x is not None and y is not None and x != y for x, y in zip(a, b, strict=True)):
         raise ValueError(f"{op}(): Shapes {tuple(a)} and {tuple(b)} are incompatible")
@@ -126,7 +136,7 @@ def _pair(labels, predictions, op: str, second: str = "predictions"):
 def absolute_difference(labels, predictions, weights=1.0, scope=None, loss_collection=GraphKeys.LOSSES,
                         reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):  # fmt: skip
     """|predictions - labels|, weighted and reduced."""
-    z, p = _pair(labels, predictions, "absolute_difference")
+    z, p = _pair(labels, predictions, "absolute_difference", dtype=_dt.float32)
     return _elementwise_loss(scope, "absolute_difference", weights, loss_collection, reduction, lambda: F.abs(F.sub(p, z)))
 
 
@@ -138,14 +148,14 @@ def mean_squared_error(labels, predictions, weights=1.0, scope=None, loss_collec
     >>> float(tf.losses.mean_squared_error([1.0, 2.0], [1.5, 2.0]))
     0.125
     """
-    z, p = _pair(labels, predictions, "mean_squared_error")
+    z, p = _pair(labels, predictions, "mean_squared_error", dtype=_dt.float32)
     return _elementwise_loss(scope, "mean_squared_error", weights, loss_collection, reduction, lambda: F.square(F.sub(p, z)))
 
 
 def huber_loss(labels, predictions, weights=1.0, delta=1.0, scope=None, loss_collection=GraphKeys.LOSSES,
                reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):  # fmt: skip
     """0.5 * e ** 2 where |e| <= delta, else delta * (|e| - 0.5 * delta), e = predictions - labels."""
-    z, p = _pair(labels, predictions, "huber_loss")
+    z, p = _pair(labels, predictions, "huber_loss", dtype=_dt.float32)
 
     def compute():
         error = F.abs(F.sub(p, z))
@@ -158,7 +168,7 @@ def huber_loss(labels, predictions, weights=1.0, delta=1.0, scope=None, loss_col
 def log_loss(labels, predictions, weights=1.0, epsilon=1e-7, scope=None, loss_collection=GraphKeys.LOSSES,
              reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):  # fmt: skip
     """-labels * log(p + epsilon) - (1 - labels) * log(1 - p + epsilon), p the predicted probabilities."""
-    z, p = _pair(labels, predictions, "log_loss")
+    z, p = _pair(labels, predictions, "log_loss", dtype=_dt.float32)
 
     def compute():
         positive = F.mul(z, F.log(F.add(p, float(epsilon))))
@@ -172,7 +182,7 @@ def hinge_loss(
     labels, logits, weights=1.0, scope=None, loss_collection=GraphKeys.LOSSES, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS
 ):
     """max(0, 1 - (2 * labels - 1) * logits) for labels in {0, 1}."""
-    z, x = _pair(labels, logits, "hinge_loss", "logits")
+    z, x = _pair(labels, logits, "hinge_loss", "logits", dtype=_dt.float32)
     compute = lambda: F.relu(F.rsub(F.mul(F.sub(F.mul(z, 2.0), 1.0), x), 1.0))  # noqa: E731 - one expression
     return _elementwise_loss(scope, "hinge_loss", weights, loss_collection, reduction, compute)
 
@@ -185,7 +195,7 @@ def cosine_distance(labels, predictions, axis=None, weights=1.0, scope=None, los
     axis = dim if axis is None else axis
     if axis is None:
         raise ValueError("You must specify argument `axis`.")
-    z, p = _pair(labels, predictions, "cosine_distance")
+    z, p = _pair(labels, predictions, "cosine_distance", dtype=_dt.float32)
     compute = lambda: F.rsub(F.sum(F.mul(p, z), int(axis), True), 1.0)  # noqa: E731 - one expression
     return _elementwise_loss(scope, "cosine_distance_loss", weights, loss_collection, reduction, compute)
 
