@@ -46,9 +46,9 @@ def test_graph_def_nodes_inputs_and_attrs():
     for op in g.get_operations():
         assert nodes[op.name].op == op.type
     assert nodes["a"].op == "Const" and nodes["x"].op == "Placeholder"
-    matmul = next(n for n in gd.node if n.op == "matmul")
-    assert list(matmul.input) == ["x", next(n.name for n in gd.node if n.name.startswith("layer/") and n.op == "fill")]
-    add = next(n for n in gd.node if n.op == "add")
+    matmul = next(n for n in gd.node if n.op == "MatMul")
+    assert list(matmul.input) == ["x", next(n.name for n in gd.node if n.name.startswith("layer/") and n.op == "Fill")]
+    add = next(n for n in gd.node if n.op == "AddV2")
     assert list(add.input) == [matmul.name, "a"]
     assert add.attr["T"].type == 1  # DT_FLOAT
     assert list(nodes["done"].input) == [f"^{s.op.name}"]

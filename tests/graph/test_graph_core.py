@@ -57,7 +57,7 @@ def test_names_are_unique_the_tensorflow_way():
     assert explicit.name == "add_2:0"
     assert g.get_operation_by_name("scope/MatMul") is m.op
     assert g.get_tensor_by_name("add:0") is s
-    assert s.op.type == "add" and [t.name for t in s.op.inputs] == ["Const:0", "Const_1:0"]
+    assert s.op.type == "AddV2" and s.op.kind == "add" and [t.name for t in s.op.inputs] == ["Const:0", "Const_1:0"]
     assert s.consumers() == [s2.op, explicit.op]
     assert s.graph is g and s.value_index == 0 and s.dtype is ember.float32
     with pytest.raises(KeyError, match="does not exist"):
