@@ -48,12 +48,14 @@ from ...graph import (
     trainable_variables,
     variables_initializer,
 )
+from .config import ConfigProto, GPUOptions, GraphOptions, OptimizerOptions
 from .framework import (
     Graph,
     Tensor,
     Variable,
     constant,
     convert_to_tensor,
+    device,
     disable_eager_execution,
     disable_v2_behavior,
     enable_eager_execution,
@@ -62,6 +64,7 @@ from .framework import (
     name_scope,
     reset_default_graph,
 )
+from .platform import app, flags, logging
 
 bool = bool_  # noqa: A001 - TensorFlow's name
 half = float16

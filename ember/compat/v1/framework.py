@@ -31,7 +31,7 @@ from ...graph.tensor import GraphTensor
 from ...ops import functional as F
 
 __all__ = [
-    "Graph", "Tensor", "constant", "convert_to_tensor", "disable_eager_execution", "disable_v2_behavior",
+    "Graph", "Tensor", "constant", "convert_to_tensor", "device", "disable_eager_execution", "disable_v2_behavior",
     "enable_eager_execution", "enable_v2_behavior", "executing_eagerly", "name_scope", "op_scope", "reset_default_graph",
 ]  # fmt: skip
 
@@ -122,7 +122,13 @@ def _check_compatible(value, dtype: _dt.DType) -> None:
             or (dtype is _dt.string and isinstance(v, str | bytes))
             or (dtype.is_complex and isinstance(v, numbers.Number) and not isinstance(v, bool))
             or (dtype.is_floating_point and isinstance(v, numbers.Real) and not isinstance(v, bool))
-            or (dtype not in (_dt.bool_, _dt.string) and not dtype.is_floating_point and not dtype.is_complex and isinstance(v, numbers.Integral) and not isinstance(v, bool))
+            or (
+                dtype not in (_dt.bool_, _dt.string)
+                and not dtype.is_floating_point
+                and not dtype.is_complex
+                and isinstance(v, numbers.Integral)
+                and not isinstance(v, bool)
+            )
         )
         if not ok:
             raise TypeError(f"Expected {dtype.name}, but got {v!r} of type '{type(v).__name__}'.")
@@ -158,7 +164,9 @@ def convert_to_tensor(value, dtype=None, name: str | None = None, preferred_dtyp
     dtype = None if dtype is None else _dt.as_dtype(dtype, op="convert_to_tensor", arg="dtype")
     if isinstance(value, GraphTensor):
         if dtype is not None and value._dtype is not dtype:
-            raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype {value._dtype.name}: {value!r}")
+            raise ValueError(
+                f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype {value._dtype.name}: {value!r}"
+            )
         return value
     hint = dtype_hint if dtype_hint is not None else preferred_dtype
     if dtype is None and hint is not None:
@@ -184,7 +192,6 @@ def shape_text(shape) -> str:
     unknown = "None" if _V2_BEHAVIOR[0] else "?"
     dims = [unknown if d is None else str(d) for d in shape.dims]
     return f"({dims[0]},)" if len(dims) == 1 else f"({', '.join(dims)})"
-
 
 
 def _is_int(dtype: _dt.DType) -> bool:
@@ -255,7 +262,9 @@ def binary_op(kind: str, x, y, reverse: bool = False, name: str | None = None):
         else:
             y = convert_to_tensor(y, dtype_hint=x._dtype, name="y")
         if x._dtype is not y._dtype:
-            raise TypeError(f"Input 'y' of '{op_type}' Op has type {y._dtype.name} that does not match type {x._dtype.name} of argument 'x'.")
+            raise TypeError(
+                f"Input 'y' of '{op_type}' Op has type {y._dtype.name} that does not match type {x._dtype.name} of argument 'x'."
+            )
         return scope.out(compute(x, y, scope))
 
 
@@ -428,3 +437,9 @@ def name_scope(name, default_name=None, values=None):
     if name is None and default_name is None:
         return _graph.get_default_graph().name_scope(None)
     return _graph.get_default_graph().name_scope(name if name is not None else default_name)
+
+
+def device(device_name):
+    """``tf.device``: the device of ops made in the block, recorded on each node (ember runs
+    every node on its CPU device; the name is kept for the GraphDef)."""
+    return _graph.get_default_graph().device(device_name)
