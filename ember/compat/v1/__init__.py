@@ -48,8 +48,10 @@ from ...graph import (
     trainable_variables,
     variables_initializer,
 )
+from . import experimental
 from .config import ConfigProto, GPUOptions, GraphOptions, OptimizerOptions
 from .framework import (
+    EagerTensor,
     Graph,
     Tensor,
     Variable,

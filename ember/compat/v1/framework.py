@@ -31,7 +31,7 @@ from ...graph.tensor import GraphTensor
 from ...ops import functional as F
 
 __all__ = [
-    "Graph", "Tensor", "constant", "convert_to_tensor", "device", "disable_eager_execution", "disable_v2_behavior",
+    "EagerTensor", "Graph", "Tensor", "constant", "convert_to_tensor", "device", "disable_eager_execution", "disable_v2_behavior",
     "enable_eager_execution", "enable_v2_behavior", "executing_eagerly", "name_scope", "op_scope", "reset_default_graph",
 ]  # fmt: skip
 
@@ -155,7 +155,8 @@ def constant(value, dtype=None, shape=None, name: str = "Const", verify_shape: b
         dtype = _infer_dtype(value)
     if verify_shape and shape is not None and tuple(np.shape(value)) != tuple(shape):
         raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, got {tuple(np.shape(value))}.")
-    return _graph_constant(value, dtype=dtype, shape=shape, name=name)
+    out = _graph_constant(value, dtype=dtype, shape=shape, name=name)
+    return out if isinstance(out, GraphTensor) else EagerTensor._wrap(out)
 
 
 def convert_to_tensor(value, dtype=None, name: str | None = None, preferred_dtype=None, dtype_hint=None):
@@ -247,7 +248,7 @@ def binary_op(kind: str, x, y, reverse: bool = False, name: str | None = None):
     ``x`` the other operand, as in ``2.0 * t``)."""
     node_name, op_type, compute = _BINARY[kind]
     tensor, other = (y, x) if reverse else (x, y)
-    if not isinstance(other, GraphTensor) and tensor._dtype is not _dt.string:
+    if not isinstance(other, _EmberTensor) and tensor._dtype is not _dt.string:
         try:
             _check_compatible(other, tensor._dtype)
         except TypeError as error:
@@ -256,6 +257,8 @@ def binary_op(kind: str, x, y, reverse: bool = False, name: str | None = None):
                 f"Expected {tensor._dtype.name} passed to parameter '{arg}' of op '{op_type}', got {other!r} of type "
                 f"'{type(other).__name__}' instead. Error: {error}"
             ) from None
+    if not _graph.in_graph_scope() and not isinstance(x, GraphTensor) and not isinstance(y, GraphTensor):
+        return _eager_binary(compute, x, y, reverse, op_type)
     with op_scope(name, node_name, (x, y)) as scope:
         if reverse:
             x = convert_to_tensor(x, dtype_hint=y._dtype, name="x")
@@ -268,9 +271,22 @@ def binary_op(kind: str, x, y, reverse: bool = False, name: str | None = None):
         return scope.out(compute(x, y, scope))
 
 
+def _eager_binary(compute, x, y, reverse: bool, op_type: str):
+    """An operator of eager tensors (TensorFlow 2's eager mode): the same rules, computed now."""
+    if reverse:
+        x = constant(x, dtype=y._dtype)
+    else:
+        y = constant(y, dtype=x._dtype) if not isinstance(y, _EmberTensor) else y
+    if x._dtype is not y._dtype:
+        raise TypeError(
+            f"Input 'y' of '{op_type}' Op has type {y._dtype.name} that does not match type {x._dtype.name} of argument 'x'."
+        )
+    return EagerTensor._wrap(compute(x, y, None))
+
+
 def _dunder(kind: str, reverse: bool = False):
     def method(self, other):
-        if isinstance(other, _EmberTensor) and not isinstance(other, GraphTensor):
+        if isinstance(other, _EmberTensor) and not isinstance(other, GraphTensor) and isinstance(self, GraphTensor):
             other = other.numpy()
         return binary_op(kind, other, self, reverse=True) if reverse else binary_op(kind, self, other)
 
@@ -281,6 +297,8 @@ def _dunder(kind: str, reverse: bool = False):
 
 def _unary(node_name: str, compute):
     def method(self):
+        if not isinstance(self, GraphTensor):
+            return EagerTensor._wrap(compute(self))
         with op_scope(None, node_name, (self,)) as scope:
             return scope.out(compute(self))
 
@@ -310,10 +328,14 @@ class TFOperators:
     __abs__ = _unary("Abs", F.abs)
 
     def __invert__(self):
+        if not isinstance(self, GraphTensor):
+            return EagerTensor._wrap(F.logical_not(self) if self._dtype is _dt.bool_ else F.bitwise_not(self))
         with op_scope(None, "LogicalNot" if self._dtype is _dt.bool_ else "Invert", (self,)) as scope:
             return scope.out(F.logical_not(self) if self._dtype is _dt.bool_ else F.bitwise_not(self))
 
     def __getitem__(self, index):
+        if not isinstance(self, GraphTensor):
+            return EagerTensor._wrap(_EmberTensor.__getitem__(self, index))
         with op_scope(None, "strided_slice", (self,)) as scope:
             return scope.out(_EmberTensor.__getitem__(self, index), "StridedSlice")
 
@@ -340,6 +362,50 @@ class Tensor(TFOperators, GraphTensor):
     operators."""
 
     __slots__ = ()
+
+
+class EagerTensor(TFOperators, _EmberTensor):
+    """A tensor of TensorFlow 2's eager mode (what ``tf.constant`` gives outside a graph): an ember
+    tensor with TensorFlow's operators and printing (``==`` compares values, as TensorFlow 2's)."""
+
+    __slots__ = ()
+
+    @classmethod
+    def _wrap(cls, t) -> EagerTensor:
+        """``t`` (an ember tensor) seen as an EagerTensor: the same storage and view."""
+        if type(t) is cls or not isinstance(t, _EmberTensor):
+            return t
+        out = object.__new__(cls)
+        for slot in _EmberTensor.__slots__:
+            if slot != "__weakref__" and hasattr(t, slot):
+                object.__setattr__(out, slot, getattr(t, slot))
+        return out
+
+    def __eq__(self, other):
+        return EagerTensor._wrap(F.eq(self, constant(other, dtype=self._dtype) if not isinstance(other, _EmberTensor) else other))
+
+    def __ne__(self, other):
+        return EagerTensor._wrap(F.ne(self, constant(other, dtype=self._dtype) if not isinstance(other, _EmberTensor) else other))
+
+    __hash__ = object.__hash__
+
+    def _value(self) -> np.ndarray:
+        value = self.numpy()
+        if self._dtype is _dt.string:  # TensorFlow's strings are bytes
+            value = np.vectorize(lambda v: v.encode() if isinstance(v, str) else v, otypes=[object])(value)
+        return value
+
+    def __repr__(self) -> str:
+        value = self._value()
+        text = str(value) if value.ndim == 0 else repr(value)  # a 0-d value prints as the number: numpy=5
+        return f"<tf.Tensor: shape={shape_text_of(self._shape)}, dtype={self._dtype.name}, numpy={text}>"
+
+    def __str__(self) -> str:
+        return f"tf.Tensor({self._value()}, shape={shape_text_of(self._shape)}, dtype={self._dtype.name})"
+
+
+def shape_text_of(shape: tuple) -> str:
+    return f"({shape[0]},)" if len(shape) == 1 else f"({', '.join(str(d) for d in shape)})"
 
 
 class Variable(TFOperators, _GraphVariable):
