@@ -21,8 +21,9 @@ The package is built in floors; a module imports only from the floors below it:
 6. ``train.py``, ``summary.py``.
 """
 
-from . import summary, train
+from . import errors, summary, train
 from .compile import CompiledFunction, compile  # noqa: A004 - ember.compile, as torch.compile
+from .errors import FailedPreconditionError
 from .export import to_dot, write_graph
 from .gradients import gradients
 from .graph import (
@@ -35,7 +36,6 @@ from .graph import (
     reset_default_graph,
 )
 from .passes import optimize
-from .run.plan import FailedPreconditionError
 from .session import InteractiveSession, Session, register_session_run_conversion_functions
 from .sources import (
     Variable,
@@ -72,6 +72,7 @@ __all__ = [
     "compile",
     "constant",
     "control_dependencies",
+    "errors",
     "get_default_graph",
     "get_default_session",
     "global_variables",

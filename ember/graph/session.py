@@ -21,6 +21,7 @@ from .._core import dtype as _dt
 from .._core.tensor import Tensor
 from ..dispatch.interpreter import EAGER, interpreter_scope
 from ..interop.numpy import from_numpy
+from .errors import InvalidArgumentError
 from .graph import Graph, Operation, get_default_graph, in_graph_scope, pop_default_session, push_default_session
 from .lazy import is_tracing
 from .passes import optimize as run_passes
@@ -339,7 +340,9 @@ def _missing_feed_check(plan: Plan, feeds: list):
     shape = "<unknown>" if dims.rank is None else "[" + ",".join("?" if d is None else str(d) for d in dims.dims) + "]"
 
     def check() -> None:
-        raise ValueError(
+        raise InvalidArgumentError(
+            None,
+            op,
             f"You must feed a value for placeholder tensor '{op.name}' with dtype {op.attrs['dtype'].name} and shape {shape}\n"
             f"\t [[node {op.name}]]"
         )

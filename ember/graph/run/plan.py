@@ -14,15 +14,12 @@ from __future__ import annotations
 import heapq
 
 from ...dispatch.interpreter import EAGER
+from ..errors import FailedPreconditionError
 from ..symbolic import SymInt, evaluate, has_symbols
 
 __all__ = ["FailedPreconditionError", "Plan", "Step", "data_inputs", "inplace_target", "needed_ops", "schedule"]
 
 _WRITES = {"Assign", "AssignAdd", "AssignSub"}
-
-
-class FailedPreconditionError(RuntimeError):
-    """TensorFlow's error for reading a variable before it was initialised."""
 
 
 def data_inputs(op) -> tuple:
@@ -243,7 +240,9 @@ def _view(op, ins: tuple, attrs: dict) -> tuple:
 def _read(variables: dict, var, reader):
     value = variables.get(var)
     if value is None:
-        raise FailedPreconditionError(f"Attempting to use uninitialized value {var.name}\n\t [[node {reader.name}]] (run its initializer first)")
+        raise FailedPreconditionError(
+            None, reader, f"Attempting to use uninitialized value {var.name}\n\t [[node {reader.name}]] (run its initializer first)"
+        )
     return value
 
 
@@ -256,7 +255,7 @@ def _run_graph_op(step: Step, values: list, variables: dict) -> None:
         if kind != "Assign":
             old = variables.get(var)
             if old is None:
-                raise FailedPreconditionError(f"Attempting to use uninitialized value {var.name}\n\t [[node {op.name}]]")
+                raise FailedPreconditionError(None, op, f"Attempting to use uninitialized value {var.name}\n\t [[node {op.name}]]")
             new = old + new if kind == "AssignAdd" else old - new
         elif new._shape != tuple(op.inputs[0]._shape) and op.inputs[0]._static.is_fully_defined():
             raise ValueError(f"{op.name}: cannot assign a value of shape {tuple(new._shape)} to {var.name} of shape {op.inputs[0]._static}")
