@@ -7,6 +7,8 @@ a step sees the value from before the step's assignments), gives each tensor a s
 notes after which step each slot is dead so its memory goes back to the allocator at once.
 Running walks the steps: graph-only nodes (Const, Placeholder, variables) are handled here,
 every other node is its primitive on the eager interpreter, the same kernels as eager mode.
+A graph-only node type defined above this module (a summary, say) brings its own kernel
+through ``register_graph_kernel``.
 """
 
 from __future__ import annotations
@@ -17,9 +19,29 @@ from ...dispatch.interpreter import EAGER
 from ..errors import FailedPreconditionError
 from ..symbolic import SymInt, evaluate, has_symbols
 
-__all__ = ["FailedPreconditionError", "Plan", "Step", "data_inputs", "inplace_target", "needed_ops", "schedule"]
+__all__ = [
+    "FailedPreconditionError", "Plan", "Step", "data_inputs", "inplace_target", "needed_ops", "register_graph_kernel", "schedule",
+]
 
 _WRITES = {"Assign", "AssignAdd", "AssignSub"}
+
+# graph-only node type -> kernel(op, input tensors) -> output tensors (see register_graph_kernel)
+_GRAPH_KERNELS: dict = {}
+
+
+def register_graph_kernel(op_type: str, kernel) -> None:
+    """Run nodes of the graph-only type ``op_type`` (no ember primitive) with ``kernel``.
+
+    ``kernel(op, inputs)`` gets the Operation and its input values (ember tensors) and returns
+    a tuple of its output values. The node must not write a variable: it computes its outputs
+    from its inputs (reading ``op.attrs`` as it needs). A type is registered once.
+    """
+    if not callable(kernel):
+        raise TypeError(f"register_graph_kernel(): kernel must be callable, got {type(kernel).__name__}")
+    old = _GRAPH_KERNELS.get(op_type)
+    if old is not None and (old.__module__, old.__qualname__) != (kernel.__module__, kernel.__qualname__):  # a reload re-registers
+        raise ValueError(f"register_graph_kernel(): node type {op_type!r} already has a kernel")
+    _GRAPH_KERNELS[op_type] = kernel
 
 
 def data_inputs(op) -> tuple:
@@ -270,4 +292,11 @@ def _run_graph_op(step: Step, values: list, variables: dict) -> None:
     elif kind == "Fused":
         op.attrs["program"].run_step(step, values)
     else:
-        raise NotImplementedError(f"graph op type {kind!r} ({op.name}) has no executor")
+        kernel = _GRAPH_KERNELS.get(kind)
+        if kernel is None:
+            raise NotImplementedError(f"graph op type {kind!r} ({op.name}) has no executor")
+        results = kernel(op, [values[i] for i in step.ins])
+        if len(results) != len(step.outs):
+            raise RuntimeError(f"the kernel of {kind} ({op.name}) returned {len(results)} values for {len(step.outs)} outputs")
+        for s, r in zip(step.outs, results, strict=True):
+            values[s] = r
