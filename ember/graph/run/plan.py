@@ -14,6 +14,7 @@ through ``register_graph_kernel``.
 from __future__ import annotations
 
 import heapq
+import time
 
 from ...dispatch.interpreter import EAGER
 from ..errors import FailedPreconditionError
@@ -124,6 +125,7 @@ class Plan:
         fed = {id(t) for t in feed_tensors}
         ops = needed_ops([t._op for t in fetch_tensors if id(t) not in fed] + list(target_ops), fed)
         order = schedule(ops, fed)
+        self.ops = tuple(order)  # every node the plan runs or reads, constants and variables included
         slots: dict = {}
 
         def slot(t) -> int:
@@ -187,7 +189,9 @@ class Plan:
         for i, step in enumerate(self.steps):
             step.free = tuple(frees.get(i, ()))
 
-    def run(self, session, feed_values: list) -> list:
+    def run(self, session, feed_values: list, monitor=None) -> list:
+        """The fetched values. ``monitor``, if given, hears ``after_step(op, outputs, start_ns)``
+        after each node (``run_metadata.py``'s RunTracer: timings and a deadline)."""
         values = self.template.copy()
         env: dict = {}
         for s, v, binds in zip(self.feed_slots, feed_values, self.feed_binds, strict=True):
@@ -197,6 +201,8 @@ class Plan:
         apply = EAGER.apply
         variables = session._variables
         for step in self.steps:
+            if monitor is not None:
+                start = time.time_ns()
             if step.reads:
                 for s, var in step.reads:
                     values[s] = _read(variables, var, step.op)
@@ -220,6 +226,8 @@ class Plan:
                 ins = result = r = None  # no reference here may outlive the slot the plan frees
             else:
                 _run_graph_op(step, values, variables)
+            if monitor is not None:
+                monitor.after_step(step.op, [values[s] for s in step.outs], start)
             for s in step.free:
                 values[s] = None
         for s, var in self.fetch_reads:
