@@ -7,22 +7,42 @@ a step sees the value from before the step's assignments), gives each tensor a s
 notes after which step each slot is dead so its memory goes back to the allocator at once.
 Running walks the steps: graph-only nodes (Const, Placeholder, variables) are handled here,
 every other node is its primitive on the eager interpreter, the same kernels as eager mode.
+A graph-only node type defined above this module (a summary, say) brings its own kernel
+through ``register_graph_kernel``.
 """
 
 from __future__ import annotations
 
 import heapq
+import time
 
 from ...dispatch.interpreter import EAGER
+from ..errors import FailedPreconditionError
 from ..symbolic import SymInt, evaluate, has_symbols
 
-__all__ = ["FailedPreconditionError", "Plan", "Step", "data_inputs", "inplace_target", "needed_ops", "schedule"]
+__all__ = [
+    "FailedPreconditionError", "Plan", "Step", "data_inputs", "inplace_target", "needed_ops", "register_graph_kernel", "schedule",
+]
 
 _WRITES = {"Assign", "AssignAdd", "AssignSub"}
 
+# graph-only node type -> kernel(op, input tensors) -> output tensors (see register_graph_kernel)
+_GRAPH_KERNELS: dict = {}
 
-class FailedPreconditionError(RuntimeError):
-    """TensorFlow's error for reading a variable before it was initialised."""
+
+def register_graph_kernel(op_type: str, kernel) -> None:
+    """Run nodes of the graph-only type ``op_type`` (no ember primitive) with ``kernel``.
+
+    ``kernel(op, inputs)`` gets the Operation and its input values (ember tensors) and returns
+    a tuple of its output values. The node must not write a variable: it computes its outputs
+    from its inputs (reading ``op.attrs`` as it needs). A type is registered once.
+    """
+    if not callable(kernel):
+        raise TypeError(f"register_graph_kernel(): kernel must be callable, got {type(kernel).__name__}")
+    old = _GRAPH_KERNELS.get(op_type)
+    if old is not None and (old.__module__, old.__qualname__) != (kernel.__module__, kernel.__qualname__):  # a reload re-registers
+        raise ValueError(f"register_graph_kernel(): node type {op_type!r} already has a kernel")
+    _GRAPH_KERNELS[op_type] = kernel
 
 
 def data_inputs(op) -> tuple:
@@ -105,6 +125,7 @@ class Plan:
         fed = {id(t) for t in feed_tensors}
         ops = needed_ops([t._op for t in fetch_tensors if id(t) not in fed] + list(target_ops), fed)
         order = schedule(ops, fed)
+        self.ops = tuple(order)  # every node the plan runs or reads, constants and variables included
         slots: dict = {}
 
         def slot(t) -> int:
@@ -168,7 +189,9 @@ class Plan:
         for i, step in enumerate(self.steps):
             step.free = tuple(frees.get(i, ()))
 
-    def run(self, session, feed_values: list) -> list:
+    def run(self, session, feed_values: list, monitor=None) -> list:
+        """The fetched values. ``monitor``, if given, hears ``after_step(op, outputs, start_ns)``
+        after each node (``run_metadata.py``'s RunTracer: timings and a deadline)."""
         values = self.template.copy()
         env: dict = {}
         for s, v, binds in zip(self.feed_slots, feed_values, self.feed_binds, strict=True):
@@ -178,6 +201,8 @@ class Plan:
         apply = EAGER.apply
         variables = session._variables
         for step in self.steps:
+            if monitor is not None:
+                start = time.time_ns()
             if step.reads:
                 for s, var in step.reads:
                     values[s] = _read(variables, var, step.op)
@@ -201,6 +226,8 @@ class Plan:
                 ins = result = r = None  # no reference here may outlive the slot the plan frees
             else:
                 _run_graph_op(step, values, variables)
+            if monitor is not None:
+                monitor.after_step(step.op, [values[s] for s in step.outs], start)
             for s in step.free:
                 values[s] = None
         for s, var in self.fetch_reads:
@@ -243,7 +270,9 @@ def _view(op, ins: tuple, attrs: dict) -> tuple:
 def _read(variables: dict, var, reader):
     value = variables.get(var)
     if value is None:
-        raise FailedPreconditionError(f"Attempting to use uninitialized value {var.name}\n\t [[node {reader.name}]] (run its initializer first)")
+        raise FailedPreconditionError(
+            None, reader, f"Attempting to use uninitialized value {var.name}\n\t [[node {reader.name}]] (run its initializer first)"
+        )
     return value
 
 
@@ -256,7 +285,7 @@ def _run_graph_op(step: Step, values: list, variables: dict) -> None:
         if kind != "Assign":
             old = variables.get(var)
             if old is None:
-                raise FailedPreconditionError(f"Attempting to use uninitialized value {var.name}\n\t [[node {op.name}]]")
+                raise FailedPreconditionError(None, op, f"Attempting to use uninitialized value {var.name}\n\t [[node {op.name}]]")
             new = old + new if kind == "AssignAdd" else old - new
         elif new._shape != tuple(op.inputs[0]._shape) and op.inputs[0]._static.is_fully_defined():
             raise ValueError(f"{op.name}: cannot assign a value of shape {tuple(new._shape)} to {var.name} of shape {op.inputs[0]._static}")
@@ -271,4 +300,11 @@ def _run_graph_op(step: Step, values: list, variables: dict) -> None:
     elif kind == "Fused":
         op.attrs["program"].run_step(step, values)
     else:
-        raise NotImplementedError(f"graph op type {kind!r} ({op.name}) has no executor")
+        kernel = _GRAPH_KERNELS.get(kind)
+        if kernel is None:
+            raise NotImplementedError(f"graph op type {kind!r} ({op.name}) has no executor")
+        results = kernel(op, [values[i] for i in step.ins])
+        if len(results) != len(step.outs):
+            raise RuntimeError(f"the kernel of {kind} ({op.name}) returned {len(results)} values for {len(step.outs)} outputs")
+        for s, r in zip(step.outs, results, strict=True):
+            values[s] = r
