@@ -191,7 +191,7 @@ def shape_text(shape) -> str:
     if shape.rank is None:
         return "<unknown>"
     unknown = "None" if _V2_BEHAVIOR[0] else "?"
-    dims = [unknown if d is None else str(d) for d in shape.dims]
+    dims = [unknown if d is None else str(d) for d in shape.as_list()]
     return f"({dims[0]},)" if len(dims) == 1 else f"({', '.join(dims)})"
 
 
