@@ -19,11 +19,11 @@ The package is built in floors; a module imports only from the floors below it:
 4. ``passes/``: graph rewrites (the fusion pass makes ``run/fused.py`` programs);
 5. ``gradients.py``, then ``session.py`` (Session and its feed/fetch conversion registry),
    then ``compile.py`` (``ember.compile``);
-6. ``train.py``; ``summary_encode.py`` (histograms, PNG, WAV), ``summary_ops.py`` (summary
+6. ``train.py``; ``py_func.py`` (Python functions as nodes); ``summary_encode.py`` (histograms, PNG, WAV), ``summary_ops.py`` (summary
    nodes and their kernels), ``summary.py`` (FileWriter and ``tf.summary``).
 """
 
-from . import errors, summary, train
+from . import errors, py_func, summary, train
 from .compile import CompiledFunction, compile  # noqa: A004 - ember.compile, as torch.compile
 from .errors import FailedPreconditionError
 from .export import to_dot, write_graph
@@ -75,6 +75,7 @@ __all__ = [
     "constant",
     "control_dependencies",
     "errors",
+    "py_func",
     "get_default_graph",
     "get_default_session",
     "global_variables",

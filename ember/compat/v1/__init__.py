@@ -48,6 +48,7 @@ from ...graph import (
     trainable_variables,
     variables_initializer,
 )
+from ...graph.py_func import numpy_function, py_func
 from . import experimental
 from .config import ConfigProto, GPUOptions, GraphOptions, OptimizerOptions
 from .framework import (
