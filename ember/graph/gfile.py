@@ -9,11 +9,13 @@ without ``overwrite=True``, ``FailedPreconditionError`` for a directory where a 
 Paths are local (``file://`` is accepted); another scheme (``gs://``, ``s3://``, ``hdfs://``)
 raises ``UnimplementedError`` rather than reaching for a network.
 
->>> import os, tempfile
->>> path = os.path.join(tempfile.mkdtemp(), "notes.txt")
->>> with GFile(path, "w") as f:
-...     f.write("first\\nsecond\\n")
->>> exists(path), stat(path).length, list(GFile(path))
+>>> import tempfile
+>>> with tempfile.TemporaryDirectory() as folder:
+...     path = join(folder, "notes.txt")
+...     with GFile(path, "w") as f:
+...         f.write("first\\nsecond\\n")
+...     found = exists(path), stat(path).length, list(GFile(path))
+>>> found
 (True, 13, ['first\\n', 'second\\n'])
 """
 
