@@ -365,7 +365,7 @@ def _missing_feed_check(plan: Plan, feeds: list):
         return None
     op = missing[0]
     dims = op.attrs["shape"]
-    shape = "<unknown>" if dims.rank is None else "[" + ",".join("?" if d is None else str(d) for d in dims.dims) + "]"
+    shape = "<unknown>" if dims.rank is None else "[" + ",".join("?" if d is None else str(d) for d in dims.as_list()) + "]"
 
     def check() -> None:
         raise InvalidArgumentError(

@@ -112,7 +112,7 @@ class GraphTensor(Tensor):
         if new.rank is not None and self._static.rank is None:
             raise ValueError(f"set_shape(): {self.name} has an unknown rank; ember cannot give it a rank after it was built")
         self._static = new
-        self._shape = tuple(s if new_d is None else new_d for s, new_d in zip(self._shape, new.dims or (), strict=False)) or self._shape
+        self._shape = tuple(s if new_d is None else new_d for s, new_d in zip(self._shape, new._dims or (), strict=False)) or self._shape
         self._stride = contiguous_strides(self._shape)
 
     def consumers(self) -> list:
@@ -138,12 +138,13 @@ class GraphTensor(Tensor):
         )
 
     def __iter__(self):
-        if self._static.rank is None or self._static.dims[0] is None:
+        dims = self._static._dims
+        if not dims or dims[0] is None:
             raise TypeError(f"Cannot iterate over a tensor with unknown first dimension ({self.name}).")
         return super().__iter__()
 
     def __len__(self) -> int:
-        dims = self._static.dims
+        dims = self._static._dims
         if not dims or dims[0] is None:
             raise TypeError(f"len() is not supported for a tensor with unknown first dimension ({self.name})")
         return dims[0]
@@ -152,6 +153,9 @@ class GraphTensor(Tensor):
         raise TypeError(f"Tensor {self.name!r} is a graph tensor and cannot be used as a Python index")
 
     def __repr__(self) -> str:
+        # TensorFlow leaves the shape out when even the rank is unknown.
+        if self._static.rank is None:
+            return f'Tensor("{self.name}", dtype={self._dtype.name})'
         return f'Tensor("{self.name}", shape={self._static}, dtype={self._dtype.name})'
 
     __str__ = __repr__

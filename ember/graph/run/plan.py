@@ -48,7 +48,7 @@ def register_graph_kernel(op_type: str, kernel) -> None:
 def data_inputs(op) -> tuple:
     """The inputs whose values an operation reads (an assignment writes its variable, it does
     not read it through the edge)."""
-    return op.inputs[1:] if op.type in _WRITES else op.inputs
+    return op.inputs[1:] if op.kind in _WRITES else op.inputs
 
 
 def needed_ops(targets: list, fed: set) -> set:
@@ -78,7 +78,7 @@ def schedule(ops: set, fed: set) -> list:
         indegree[op] = len(deps)
         for d in deps:
             users.setdefault(d, []).append(op)
-    ready = [(op.type in _WRITES, op._id, op) for op, n in indegree.items() if n == 0]
+    ready = [(op.kind in _WRITES, op._id, op) for op, n in indegree.items() if n == 0]
     heapq.heapify(ready)
     order = []
     while ready:
@@ -87,7 +87,7 @@ def schedule(ops: set, fed: set) -> list:
         for u in users.get(op, ()):
             indegree[u] -= 1
             if indegree[u] == 0:
-                heapq.heappush(ready, (u.type in _WRITES, u._id, u))
+                heapq.heappush(ready, (u.kind in _WRITES, u._id, u))
     if len(order) != len(ops):
         raise RuntimeError("the graph has a cycle among the operations these fetches need")
     return order
@@ -145,15 +145,15 @@ class Plan:
         variables = {}
         origin = getattr(graph, "_origin", None) or {}  # an optimized copy keeps its variables under the original ops
         for op in order:
-            if op.type == "Const":
+            if op.kind == "Const":
                 consts[slot(op.outputs[0])] = op.attrs["value"]
                 continue
-            if op.type == "VariableV2":  # read by each consumer when it runs (TensorFlow's ref semantics)
+            if op.kind == "VariableV2":  # read by each consumer when it runs (TensorFlow's ref semantics)
                 variables[slot(op.outputs[0])] = origin.get(op, op)
                 continue
             ins = tuple(slot(t) for t in op.inputs)
             outs = tuple(slot(t) for t in op.outputs)
-            kind = op.type if op.op_expr is None else "primitive"
+            kind = op.kind if op.op_expr is None else "primitive"
             step = Step(op, kind, ins, outs)
             step.reads = tuple((s, variables[s]) for s in (ins[1:] if kind in _WRITES else ins) if s in variables)
             if kind in _WRITES:
@@ -164,7 +164,7 @@ class Plan:
         # a fetch computed into fresh memory by a kernel is handed over; anything else is copied
         fed_ids = {id(t) for t in feed_tensors}
         self.fetch_fresh = tuple(
-            id(t) not in fed_ids and (t._op.type == "Fused" or (t._op.op_expr is not None and t._op.op_expr.view is None)) for t in fetch_tensors
+            id(t) not in fed_ids and (t._op.kind == "Fused" or (t._op.op_expr is not None and t._op.op_expr.view is None)) for t in fetch_tensors
         )
         self.nslots = len(slots)
         self.specialised: dict = {}  # fed shapes -> a static runner (specialize.py), or None
