@@ -8,7 +8,7 @@ The package is built in floors; a module imports only from the floors below it:
 
 1. ``symbolic.py`` (partial shapes), ``elementwise.py`` (which primitives are elementwise),
    ``export.py`` + ``proto/`` (GraphDef and DOT of a graph, read through its attributes),
-   ``errors.py`` (TensorFlow's error classes);
+   ``errors.py`` (TensorFlow's error classes), ``gfile.py`` (its file API, local paths);
 2. the IR and recording: ``tensor.py`` (GraphTensor, the values), ``lazy.py`` (the lazy
    interpreter, which records into any graph it is given), ``graph.py`` (Operation, Graph,
    names and scopes, the default graph and the default session; ``as_default`` installs the
@@ -17,13 +17,14 @@ The package is built in floors; a module imports only from the floors below it:
    arrays), ``specialize.py`` (a plan per fed shapes), ``row_split.py``, ``fused.py`` (a chain
    of elementwise kernels as one program);
 4. ``passes/``: graph rewrites (the fusion pass makes ``run/fused.py`` programs);
-5. ``gradients.py``, then ``session.py`` (Session and its feed/fetch conversion registry),
-   then ``compile.py`` (``ember.compile``);
+5. ``gradients.py``, ``run_metadata.py`` (RunOptions traces and deadlines), then
+   ``session.py`` (Session and its feed/fetch conversion registry), then ``compile.py``
+   (``ember.compile``);
 6. ``train.py``; ``py_func.py`` (Python functions as nodes); ``summary_encode.py`` (histograms, PNG, WAV), ``summary_ops.py`` (summary
    nodes and their kernels), ``summary.py`` (FileWriter and ``tf.summary``).
 """
 
-from . import errors, py_func, summary, train
+from . import errors, gfile, py_func, summary, train
 from .compile import CompiledFunction, compile  # noqa: A004 - ember.compile, as torch.compile
 from .errors import FailedPreconditionError
 from .export import to_dot, write_graph
@@ -75,6 +76,7 @@ __all__ = [
     "constant",
     "control_dependencies",
     "errors",
+    "gfile",
     "py_func",
     "get_default_graph",
     "get_default_session",

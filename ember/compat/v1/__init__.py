@@ -35,6 +35,7 @@ from ...graph import (
     Session,
     TensorShape,
     control_dependencies,
+    errors,
     get_default_graph,
     get_default_session,
     global_variables,
@@ -48,8 +49,10 @@ from ...graph import (
     trainable_variables,
     variables_initializer,
 )
+from ...graph.errors import OpError
+from ...graph.proto import Event, HistogramProto, LogMessage, RunMetadata, RunOptions, SessionLog, Summary, SummaryMetadata
 from ...graph.py_func import numpy_function, py_func
-from . import experimental
+from . import experimental, gfile, summary
 from .config import ConfigProto, GPUOptions, GraphOptions, OptimizerOptions
 from .framework import (
     EagerTensor,
