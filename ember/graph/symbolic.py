@@ -229,7 +229,9 @@ class TensorShape:
     __slots__ = ("_dims",)
 
     def __init__(self, dims) -> None:
-        if dims is None:
+        if type(dims) is tuple or type(dims) is list:  # the common case (every recorded op): checked inline
+            self._dims = tuple([d if type(d) is int and d >= 0 else _size(d) for d in dims])
+        elif dims is None:
             self._dims = None
         elif isinstance(dims, TensorShape):
             self._dims = dims._dims
