@@ -16,13 +16,39 @@ import heapq
 from ...dispatch.interpreter import EAGER
 from ..symbolic import SymInt, evaluate, has_symbols
 
-__all__ = ["FailedPreconditionError", "Plan", "Step", "data_inputs", "inplace_target", "needed_ops", "schedule"]
+__all__ = [
+    "EXECUTORS",
+    "FailedPreconditionError",
+    "InvalidArgumentError",
+    "Plan",
+    "Step",
+    "data_inputs",
+    "inplace_target",
+    "needed_ops",
+    "register_executor",
+    "schedule",
+]
 
 _WRITES = {"Assign", "AssignAdd", "AssignSub"}
+
+# Graph-only op types defined above this floor (control flow, Print, Assert): type -> run(step, values, session)
+EXECUTORS: dict = {}
+
+
+def register_executor(op_type: str, run) -> None:
+    """Teach plans to run graph-only nodes of ``op_type``: ``run(step, values, session)`` reads its
+    inputs from ``values[step.ins[k]]`` and stores its outputs in ``values[step.outs[k]]``."""
+    if op_type in EXECUTORS and EXECUTORS[op_type] is not run:
+        raise ValueError(f"register_executor(): {op_type!r} already has an executor")
+    EXECUTORS[op_type] = run
 
 
 class FailedPreconditionError(RuntimeError):
     """TensorFlow's error for reading a variable before it was initialised."""
+
+
+class InvalidArgumentError(ValueError):
+    """TensorFlow's error for a run-time value an op refuses (a failed ``Assert``, a bad predicate)."""
 
 
 def data_inputs(op) -> tuple:
@@ -200,7 +226,7 @@ class Plan:
                     env.setdefault(var, result[k]._shape[j])
                 ins = result = r = None  # no reference here may outlive the slot the plan frees
             else:
-                _run_graph_op(step, values, variables)
+                _run_graph_op(step, values, variables, session)
             for s in step.free:
                 values[s] = None
         for s, var in self.fetch_reads:
@@ -247,7 +273,7 @@ def _read(variables: dict, var, reader):
     return value
 
 
-def _run_graph_op(step: Step, values: list, variables: dict) -> None:
+def _run_graph_op(step: Step, values: list, variables: dict, session) -> None:
     op = step.op
     kind = step.kind
     if kind in _WRITES:
@@ -270,5 +296,7 @@ def _run_graph_op(step: Step, values: list, variables: dict) -> None:
         raise RuntimeError(f"placeholder {op.name} reached without a feed")  # Session checks feeds first
     elif kind == "Fused":
         op.attrs["program"].run_step(step, values)
+    elif kind in EXECUTORS:
+        EXECUTORS[kind](step, values, session)
     else:
         raise NotImplementedError(f"graph op type {kind!r} ({op.name}) has no executor")

@@ -1,0 +1,147 @@
+"""Function graphs: the sub-graphs that control flow nodes hold (a cond branch, a loop body).
+
+A ``FuncGraph`` is a ``Graph`` nested in an outer one (TensorFlow 2's ``FuncGraph``): its
+``inputs`` are placeholders, its ``outputs`` the tensors the function returns. A tensor of an
+enclosing graph used inside is *captured*: it becomes one more input placeholder, and the node
+that holds the function feeds it from outside (through every level of nesting). A variable used
+inside becomes a proxy ``VariableV2`` node whose reads and writes go to the outer variable's value
+in the Session (``_origin`` maps the proxy to the variable, as the passes' copies do), so an
+assignment in a branch writes the real variable, and only when the branch runs. Control inputs on
+outer operations are hoisted onto the holding node (``outer_controls``).
+
+``run_function`` runs a function graph on input values with a plan compiled once, whose targets
+include every stateful node of the body (assignments, prints, asserts, nested control flow): a
+function runs its side effects whether or not its outputs use them, as TensorFlow 2's functions do.
+"""
+
+from __future__ import annotations
+
+from .graph import Graph, Operation
+from .lazy import LazyInterpreter
+from .run.plan import Plan
+from .symbolic import probe_shape
+from .tensor import GraphTensor
+
+__all__ = ["STATEFUL_TYPES", "FuncGraph", "run_function"]
+
+# Node types a function runs even when its outputs do not need them.
+STATEFUL_TYPES = frozenset({"Assign", "AssignAdd", "AssignSub", "Print", "PrintV2", "Assert", "If", "While"})
+
+
+class _CapturingInterpreter(LazyInterpreter):
+    """The lazy interpreter of a function graph: tensors of enclosing graphs are captured."""
+
+    name = "lazy-function"
+
+    def capture(self, t):
+        if isinstance(t, GraphTensor) and t._op.graph is not self.graph:
+            return self.graph.capture(t)
+        return super().capture(t)
+
+
+class FuncGraph(Graph):
+    """The body of a function: a graph nested in ``outer_graph``, with inputs and outputs."""
+
+    def __init__(self, name: str, outer_graph: Graph) -> None:
+        super().__init__()
+        self.name = name
+        self.outer_graph = outer_graph
+        self.seed = outer_graph.seed
+        self.inputs: list = []  # placeholders: the function's arguments, then its captures
+        self.outputs: list = []
+        self.captures: list = []  # (tensor of outer_graph, its placeholder here)
+        self.outer_controls: list = []  # operations of enclosing graphs the body depends on
+        self._capture_map: dict = {}  # id(outer tensor) -> its tensor here
+        self._origin: dict = {}  # proxy VariableV2 -> the variable op whose value it is
+        self._plan = None
+
+    def _make_interpreter(self) -> LazyInterpreter:
+        return _CapturingInterpreter(self)
+
+    def add_input(self, dtype, static, name: str = "placeholder") -> GraphTensor:
+        """A new argument placeholder of ``dtype`` and static shape ``static`` (unknown sizes fresh)."""
+        op = Graph.create_op(
+            self, "Placeholder", (), {"dtype": dtype, "shape": static}, [(probe_shape(static), static, dtype)], name=name
+        )
+        self.inputs.append(op.outputs[0])
+        return op.outputs[0]
+
+    def _encloses(self, graph) -> bool:
+        g = self.outer_graph
+        while g is not None:
+            if g is graph:
+                return True
+            g = getattr(g, "outer_graph", None)
+        return False
+
+    def capture(self, t: GraphTensor) -> GraphTensor:
+        """``t``, a tensor of an enclosing graph, as a tensor of this one."""
+        if t._op.graph is self:
+            return t
+        hit = self._capture_map.get(id(t))
+        if hit is not None:
+            return hit[1]
+        if not self._encloses(t._op.graph):
+            raise ValueError(
+                f"Tensor {t.name} is from a graph that does not enclose the function {self.name!r}; it cannot be captured."
+            )
+        if t._op.type == "VariableV2":  # the variable itself: reads and writes reach the session's value
+            outer_op = t._op
+            op = Graph.create_op(
+                self,
+                "VariableV2",
+                (),
+                dict(outer_op.attrs),
+                [(t._shape, t._static, t._dtype)],
+                name=outer_op.name.rsplit("/", 1)[-1],
+            )
+            self._origin[op] = getattr(outer_op.graph, "_origin", {}).get(outer_op, outer_op)
+            inner = op.outputs[0]
+        else:
+            outer = t if t._op.graph is self.outer_graph else self.outer_graph.capture(t)
+            inner = self.add_input(t._dtype, t._static, name="capture")
+            self.captures.append((outer, inner))
+        self._capture_map[id(t)] = (t, inner)
+        return inner
+
+    def create_op(self, op_type, inputs, attrs, outputs, *, name=None, op_expr=None) -> Operation:
+        if op_type == "VariableV2":
+            raise ValueError(
+                f"A variable cannot be created inside the function {self.name!r} (a cond branch or a while_loop body); "
+                "create it outside and use it inside"
+            )
+        inputs = tuple(t if t._op.graph is self else self.capture(t) for t in inputs)
+        return super().create_op(op_type, inputs, attrs, outputs, name=name, op_expr=op_expr)
+
+    def control_dependencies(self, control_inputs):
+        """As ``Graph.control_dependencies``; operations of enclosing graphs become control inputs
+        of the node that holds this function."""
+        if control_inputs is None:
+            return super().control_dependencies(None)
+        inner = []
+        for c in control_inputs:
+            op = c if isinstance(c, Operation) else getattr(c, "op", None)
+            if isinstance(op, Operation) and op.graph is not self and self._encloses(op.graph):
+                if op not in self.outer_controls:
+                    self.outer_controls.append(op)
+            else:
+                inner.append(c)
+        return super().control_dependencies(inner)
+
+    def plan(self) -> Plan:
+        """The plan computing the outputs from the inputs, with every stateful node run."""
+        if self._plan is None or self._plan_version != self.version:
+            targets = [op for op in self._ops if op.type in STATEFUL_TYPES]
+            self._plan = Plan(self, list(self.outputs), targets, list(self.inputs))
+            self._plan_version = self.version
+        return self._plan
+
+    def __repr__(self) -> str:
+        return f"<ember.FuncGraph {self.name!r} with {len(self._ops)} operations>"
+
+    __str__ = lambda self: self.name  # noqa: E731 - how an attribute holding it is exported
+
+
+def run_function(fg: FuncGraph, session, args: list) -> list:
+    """The outputs of ``fg`` run in ``session`` on the values ``args`` (one per input)."""
+    return fg.plan().run(session, args)
