@@ -59,10 +59,10 @@ def _structure_mismatch(a, b) -> str | None:
     """Why two structures differ, in TensorFlow's words (None when they match)."""
     if isinstance(a, dict) or isinstance(b, dict):
         if not (isinstance(a, dict) and isinstance(b, dict)):
-            return f"The two structures don't have the same nested structure.\n\nFirst structure: type={type(a).__name__} str={a}\n\nSecond structure: type={type(b).__name__} str={b}"
+            return f"The two structures don't have the same nested structure.\n\nFirst structure: type={type(a).__name__} str={a!r}\n\nSecond structure: type={type(b).__name__} str={b!r}"
         if sorted(a) != sorted(b):
             return (
-                f"The two structures don't have the same nested structure.\n\nFirst structure: type=dict str={a}\n\nSecond structure: type=dict str={b}\n\n"
+                f"The two structures don't have the same nested structure.\n\nFirst structure: type=dict str={a!r}\n\nSecond structure: type=dict str={b!r}\n\n"
                 f"More specifically: The two dictionaries don't have the same set of keys. First structure has keys type=list str={sorted(a)}, "
                 f"while second structure has keys type=list str={sorted(b)}"
             )
@@ -71,8 +71,8 @@ def _structure_mismatch(a, b) -> str | None:
     seq_b = isinstance(b, (list, tuple)) and not isinstance(b, Tensor)
     if seq_a != seq_b or (seq_a and len(a) != len(b)):
         return (
-            f"The two structures don't have the same nested structure.\n\nFirst structure: type={type(a).__name__} str={a}\n\n"
-            f"Second structure: type={type(b).__name__} str={b}"
+            f"The two structures don't have the same nested structure.\n\nFirst structure: type={type(a).__name__} str={a!r}\n\n"
+            f"Second structure: type={type(b).__name__} str={b!r}"
         )
     if seq_a:
         return next((m for x, y in zip(a, b, strict=True) if (m := _structure_mismatch(x, y))), None)

@@ -65,11 +65,13 @@ def _copy_op(gfg: FuncGraph, fg: FuncGraph, op, mapped: dict, where: str) -> Non
             "gradients through a random op inside cond or while_loop are not supported (apply the random op outside)"
         )
     if op.type in _ACCUMULATE:
-        raise NotImplementedError(f"gradients(): {where} uses the value of {op.name} ({op.type}), which a recomputation would apply twice; not supported")
-    if op.type == "VariableV2":
-        new = Graph.create_op(gfg, "VariableV2", (), dict(op.attrs), specs, name=op.name)
-        gfg._origin[new] = fg._origin.get(op, op)
-    elif op.type == "Assign":  # its value, without writing the variable again
+        raise NotImplementedError(
+            f"gradients(): {where} uses the value of {op.name} ({op.type}), which a recomputation would apply twice; not supported"
+        )
+    if op.type == "VariableV2":  # the recomputation reads the value the forward node started with
+        mapped[id(op.outputs[0])] = mapped[id(fg.value_of[op])]
+        return
+    if op.type == "Assign":  # its value, without writing the variable again
         new = Graph.create_op(gfg, "Identity", (ins[1],), {"T": op.outputs[0]._dtype}, specs, name=op.name)
     elif op.type == "Print":
         new = Graph.create_op(gfg, "Identity", (ins[0],), {"T": op.outputs[0]._dtype}, specs, name=op.name)
@@ -85,7 +87,9 @@ def grad_function(fg: FuncGraph, outer: Graph, diff_outputs: list, wrt: list, na
     gfg = FuncGraph(name, outer)
     mapped: dict = {}
     for t in fg.inputs:
-        ph = Graph.create_op(gfg, "Placeholder", (), {"dtype": t._dtype, "shape": t._static}, [(t._shape, t._static, t._dtype)], name="input")
+        ph = Graph.create_op(
+            gfg, "Placeholder", (), {"dtype": t._dtype, "shape": t._static}, [(t._shape, t._static, t._dtype)], name="input"
+        )
         gfg.inputs.append(ph.outputs[0])
         mapped[id(t)] = ph.outputs[0]
     ys_fwd = [fg.outputs[k] for k in diff_outputs]
@@ -124,7 +128,12 @@ def _if_grad(op, grads, needs):
         return (None,) * len(op.inputs)
     base = op.name.replace("/", "_")
     branches = [grad_function(op.attrs[key], op.graph, diff, wrt, f"{base}_{key}_grad") for key in ("then_branch", "else_branch")]
-    attrs = {"then_branch": branches[0], "else_branch": branches[1], "Tcond": pred._dtype, "Tout": tuple(fwd[k]._dtype for k in wrt)}
+    attrs = {
+        "then_branch": branches[0],
+        "else_branch": branches[1],
+        "Tcond": pred._dtype,
+        "Tout": tuple(fwd[k]._dtype for k in wrt),
+    }
     outs = [(probe_shape(fwd[k]._static), fwd[k]._static, fwd[k]._dtype) for k in wrt]
     grad_if = op.graph.create_op("If", (pred, *fwd, *[grads[k] for k in diff]), attrs, outs, name="If")
     result: list = [None] * len(op.inputs)
@@ -146,7 +155,9 @@ def _while_grad(op, grads, needs):
         return (None,) * len(op.inputs)
     _check_replayable(attrs["cond"], op.name)
     _check_replayable(attrs["body"], op.name)
-    body_grad = grad_function(attrs["body"], op.graph, diff, diff + [n + j for j in cap_diff], f"{op.name.replace('/', '_')}_body_grad")
+    body_grad = grad_function(
+        attrs["body"], op.graph, diff, diff + [n + j for j in cap_diff], f"{op.name.replace('/', '_')}_body_grad"
+    )
     given = [k for k in diff if grads[k] is not None]
     grad_attrs = dict(attrs)
     grad_attrs.update({"body_grad": body_grad, "diff": tuple(diff), "cap_diff": tuple(cap_diff), "given": tuple(given)})

@@ -107,34 +107,36 @@ def _number(v) -> str:
 
 
 def summarize(array: np.ndarray, n: int) -> str:
-    """TensorFlow's ``SummarizeValue``: the first ``n`` elements (all when ``n`` < 0), nested by shape."""
+    """TensorFlow's ``SummarizeValue``: the first ``n`` elements (all when ``n`` < 0), the
+    dimensions after the first in brackets, ``...`` where it stops."""
     flat = array.reshape(-1)
-    limit = flat.size if n < 0 else min(n, flat.size)
     if array.ndim == 0:
         return _number(flat[0])
-    shape = array.shape
-    out = []
-    for i in range(limit):
-        opened = 0
-        rest = i
-        for d in reversed(shape):
-            if rest % d:
-                break
-            rest //= d
-            opened += 1
-        out.append("[" * opened + ("" if opened or i == 0 else " ") + _number(flat[i]))
-        closed = 0
-        rest = i + 1
-        for d in reversed(shape):
-            if rest % d:
-                break
-            rest //= d
-            closed += 1
-        out.append("]" * closed)
-    text = "".join(out)
-    if limit < flat.size:
-        text += "..." + "]" * array.ndim
-    return text.replace("[ ", "[") if text else "[]"
+    limit = flat.size if n < 0 else min(n, flat.size)
+    out: list = []
+    position = [0]
+
+    def dim(d: int) -> None:
+        if d == array.ndim - 1:
+            for i in range(array.shape[d]):
+                if position[0] >= limit:
+                    out.append("...")
+                    return
+                out.append((" " if i else "") + _number(flat[position[0]]))
+                position[0] += 1
+            return
+        for _ in range(array.shape[d]):
+            opened = position[0] < limit
+            if opened:
+                out.append("[")
+            dim(d + 1)
+            if opened:
+                out.append("]")
+
+    dim(0)
+    if limit < flat.size and array.ndim > 1:
+        out.append("...")
+    return "".join(out)
 
 
 def _format_numpy(array: np.ndarray, n: int) -> str:

@@ -6,7 +6,8 @@ enclosing graph used inside is *captured*: it becomes one more input placeholder
 that holds the function feeds it from outside (through every level of nesting). A variable used
 inside becomes a proxy ``VariableV2`` node whose reads and writes go to the outer variable's value
 in the Session (``_origin`` maps the proxy to the variable, as the passes' copies do), so an
-assignment in a branch writes the real variable, and only when the branch runs. Control inputs on
+assignment in a branch writes the real variable, and only when the branch runs; the variable is
+also an input of the holding node (its value when the node starts), the edge gradients take. Control inputs on
 outer operations are hoisted onto the holding node (``outer_controls``).
 
 ``run_function`` runs a function graph on input values with a plan compiled once, whose targets
@@ -53,6 +54,8 @@ class FuncGraph(Graph):
         self.outer_controls: list = []  # operations of enclosing graphs the body depends on
         self._capture_map: dict = {}  # id(outer tensor) -> its tensor here
         self._origin: dict = {}  # proxy VariableV2 -> the variable op whose value it is
+        self.value_of: dict = {}  # proxy VariableV2 -> the input fed the variable's value
+        self._plan_version = -1
         self._plan = None
 
     def _make_interpreter(self) -> LazyInterpreter:
@@ -85,23 +88,24 @@ class FuncGraph(Graph):
             raise ValueError(
                 f"Tensor {t.name} is from a graph that does not enclose the function {self.name!r}; it cannot be captured."
             )
-        if t._op.type == "VariableV2":  # the variable itself: reads and writes reach the session's value
+        outer = t if t._op.graph is self.outer_graph else self.outer_graph.capture(t)
+        hit = self._capture_map.get(id(outer))  # captured before through the enclosing graph's tensor
+        if hit is not None:
+            self._capture_map[id(t)] = hit
+            return hit[1]
+        value = self.add_input(t._dtype, t._static, name="capture")
+        self.captures.append((outer, value))
+        inner = value
+        if t._op.type == "VariableV2":
+            # the variable itself: reads and writes reach the session's value when they run; the
+            # holding node also takes its value as an input, the edge its gradient flows back on
             outer_op = t._op
-            op = Graph.create_op(
-                self,
-                "VariableV2",
-                (),
-                dict(outer_op.attrs),
-                [(t._shape, t._static, t._dtype)],
-                name=outer_op.name.rsplit("/", 1)[-1],
-            )
+            specs = [(t._shape, t._static, t._dtype)]
+            op = Graph.create_op(self, "VariableV2", (), dict(outer_op.attrs), specs, name=outer_op.name.rsplit("/", 1)[-1])
             self._origin[op] = getattr(outer_op.graph, "_origin", {}).get(outer_op, outer_op)
+            self.value_of[op] = value
             inner = op.outputs[0]
-        else:
-            outer = t if t._op.graph is self.outer_graph else self.outer_graph.capture(t)
-            inner = self.add_input(t._dtype, t._static, name="capture")
-            self.captures.append((outer, inner))
-        self._capture_map[id(t)] = (t, inner)
+        self._capture_map[id(t)] = self._capture_map[id(outer)] = (t, inner)
         return inner
 
     def create_op(self, op_type, inputs, attrs, outputs, *, name=None, op_expr=None) -> Operation:
@@ -139,7 +143,8 @@ class FuncGraph(Graph):
     def __repr__(self) -> str:
         return f"<ember.FuncGraph {self.name!r} with {len(self._ops)} operations>"
 
-    __str__ = lambda self: self.name  # noqa: E731 - how an attribute holding it is exported
+    def __str__(self) -> str:  # how an attribute holding it is exported
+        return self.name
 
 
 def run_function(fg: FuncGraph, session, args: list) -> list:
