@@ -18,7 +18,7 @@ from .._core.tensor import Tensor
 from ..dispatch.interpreter import EAGER, interpreter_scope
 from .flow_ops import assert_at_most_one_true
 from .func_graph import FuncGraph, run_function
-from .graph import get_default_graph
+from .graph import Operation, get_default_graph
 from .run.plan import InvalidArgumentError, register_executor
 from .sources import constant
 from .symbolic import TensorShape, as_shape, probe_shape
@@ -89,6 +89,9 @@ def _as_tensor(value, where: str) -> GraphTensor:
         return graph._make_interpreter().capture(value) if value.graph is not graph else value
     if value is None:
         raise TypeError(f"{where}: None values not supported.")
+    if isinstance(value, Operation):  # TensorFlow 2's functions: an operation becomes True, after it runs
+        with graph.control_dependencies([value]):
+            return constant(True)
     if isinstance(value, Tensor):
         return graph._make_interpreter().capture(value)
     try:
@@ -101,7 +104,7 @@ def _trace(fg: FuncGraph, fn, args: list, where: str):
     """Call ``fn(*args)`` recording into ``fg``; its outputs become ``fg.outputs``; the structure."""
     with fg.as_default():
         result = fn(*args)
-        if isinstance(result, GraphTensor) or not isinstance(result, (list, tuple, dict)):
+        if isinstance(result, (GraphTensor, Operation)) or not isinstance(result, (list, tuple, dict)):
             result_flat = [] if result is None else [result]
         else:
             result_flat = flatten(result)
@@ -188,7 +191,7 @@ def cond(pred, true_fn=None, false_fn=None, strict: bool = False, name: str | No
         with graph.control_dependencies(_hoisted(branches)):
             op = graph.create_op("If", (pred, *captured), attrs, outs, name=scope)
     structure = results[0]
-    if isinstance(structure, GraphTensor) or not isinstance(structure, (list, tuple, dict)):
+    if isinstance(structure, (GraphTensor, Operation)) or not isinstance(structure, (list, tuple, dict)):
         return None if structure is None else op.outputs[0]
     packed = pack_sequence_as(structure, list(op.outputs))
     if not strict and isinstance(packed, (list, tuple)) and not hasattr(packed, "_fields") and len(packed) == 1:
@@ -412,8 +415,12 @@ def _run_if(step, values: list, session) -> None:
     op = step.op
     branch = op.attrs["then_branch"] if _truth(values[step.ins[0]], op) else op.attrs["else_branch"]
     results = run_function(branch, session, [values[s] for s in step.ins[1:]])
-    for s, r in zip(step.outs, results, strict=True):
+    n = len(op.attrs["Tout"])
+    for s, r in zip(step.outs[:n], results[:n], strict=True):
         values[s] = r
+    # values a gradient asked the branch to keep: the other branch's stay None (its gradient never reads them)
+    for position, r in zip(branch.exposed, results[n:], strict=True):
+        values[step.outs[position]] = r
 
 
 def loop_frames(op, session, loop_vars: list, extra: list, max_iter, record: list | None = None) -> list:

@@ -4,9 +4,11 @@
 A gradient function graph is a copy of the forward function (the part its differentiated outputs
 need) with ``gradients()`` of that copy added: inputs are the forward inputs and the output
 gradients, outputs the input gradients (zeros where an input does not matter). The copy
-recomputes the forward values instead of saving them, so it refuses what a recomputation would
-change: random ops (a new draw) and ``assign_add``/``assign_sub`` on the path; an ``Assign`` on
-the path gives its value, a ``Print`` its input, without the effect.
+recomputes the forward values instead of saving them, except what a recomputation would change:
+the values random ops drew in a cond branch are kept as extra outputs of the ``If`` node (as
+TensorFlow 2 keeps intermediates), so dropout under ``cond`` differentiates with the mask the
+forward used. It refuses ``assign_add``/``assign_sub`` on the path and random ops nested deeper;
+an ``Assign`` on the path gives its value, a ``Print`` its input, without the effect.
 
 - ``If``: the gradient is another ``If`` on the same predicate whose branches are the two
   gradient functions: the taken branch's inputs get its gradient, the others zeros.
@@ -24,10 +26,11 @@ from ..ops import functional as F
 from ..ops.random import RANDOM_OPS
 from .control_flow import loop_frames
 from .func_graph import FuncGraph, run_function
-from .gradients import gradients, register_gradient
+from .gradients import _GraphContext, gradients, register_gradient
 from .graph import Graph
 from .run.plan import register_executor
-from .symbolic import probe_shape
+from .symbolic import TensorShape, probe_shape
+from .tensor import GraphTensor
 
 __all__ = ["grad_function"]
 
@@ -68,6 +71,11 @@ def _copy_op(gfg: FuncGraph, fg: FuncGraph, op, mapped: dict, where: str) -> Non
         raise NotImplementedError(
             f"gradients(): {where} uses the value of {op.name} ({op.type}), which a recomputation would apply twice; not supported"
         )
+    if op.type in ("If", "While") and any(_has_random(v) for v in op.attrs.values() if isinstance(v, FuncGraph)):
+        raise NotImplementedError(
+            f"gradients(): {where} recomputes {op.name} ({op.type}), whose body draws random values; "
+            "gradients through random ops nested in control flow inside cond are not supported"
+        )
     if op.type == "VariableV2":  # the recomputation reads the value the forward node started with
         mapped[id(op.outputs[0])] = mapped[id(fg.value_of[op])]
         return
@@ -81,9 +89,11 @@ def _copy_op(gfg: FuncGraph, fg: FuncGraph, op, mapped: dict, where: str) -> Non
         mapped[id(t)] = n
 
 
-def grad_function(fg: FuncGraph, outer: Graph, diff_outputs: list, wrt: list, name: str) -> FuncGraph:
-    """The gradient function of ``fg``: inputs ``fg.inputs`` then one gradient per output in
-    ``diff_outputs`` (positions); outputs the gradients of the inputs at positions ``wrt``."""
+def grad_function(fg: FuncGraph, outer: Graph, diff_outputs: list, wrt: list, name: str, saved: list = ()) -> FuncGraph:
+    """The gradient function of ``fg``: inputs ``fg.inputs``, one gradient per output in
+    ``diff_outputs`` (positions), then the forward values ``saved`` (tensors of ``fg``, used instead
+    of a recomputation, or of another branch: placeholders never read); outputs the gradients of
+    the inputs at positions ``wrt``."""
     gfg = FuncGraph(name, outer)
     mapped: dict = {}
     for t in fg.inputs:
@@ -93,10 +103,19 @@ def grad_function(fg: FuncGraph, outer: Graph, diff_outputs: list, wrt: list, na
         gfg.inputs.append(ph.outputs[0])
         mapped[id(t)] = ph.outputs[0]
     ys_fwd = [fg.outputs[k] for k in diff_outputs]
+    kept: dict = {}
     grad_ys = [gfg.add_input(y._dtype, y._static, name="grad") for y in ys_fwd]
+    for t in saved:
+        own = t._op.graph is fg
+        ph = gfg.add_input(t._dtype, t._static if own else TensorShape(None), name="saved")
+        if own:
+            kept[id(t)] = ph
     with gfg.as_default():
         for op in _needed(fg, ys_fwd):
             if op.outputs and id(op.outputs[0]) in mapped:  # an input
+                continue
+            if op.outputs and id(op.outputs[0]) in kept:
+                _replay(gfg, op, mapped, kept)
                 continue
             _copy_op(gfg, fg, op, mapped, f"the gradient of {fg.name!r}")
     ys = [mapped[id(y)] for y in ys_fwd]
@@ -105,6 +124,79 @@ def grad_function(fg: FuncGraph, outer: Graph, diff_outputs: list, wrt: list, na
     with gfg.as_default():
         gfg.outputs = [F.zeros_like(x) if g is None else g for g, x in zip(grads, xs, strict=True)]
     return gfg
+
+
+def _replay(gfg: FuncGraph, op, mapped: dict, kept: dict) -> None:
+    """A random op of the forward branch in its gradient function: its values are the ones the
+    forward drew (``kept``); when its inputs want gradients, a ``RandomReplay`` node gives those
+    values and differentiates with the op's own derivative on them."""
+    saved = [kept[id(t)] for t in op.outputs]
+    if not any(_differentiable(t) for t in op.inputs):
+        for t, v in zip(op.outputs, saved, strict=True):
+            mapped[id(t)] = v
+        return
+    ins = tuple(mapped[id(t)] for t in op.inputs)
+    specs = [(t._shape, t._static, t._dtype) for t in op.outputs]
+    attrs = {"op": op.type, "expr": op.op_expr, "attrs": op.attrs, "n_inputs": len(ins)}
+    node = Graph.create_op(gfg, "RandomReplay", (*ins, *saved), attrs, specs, name=op.name)
+    for t, v in zip(op.outputs, node.outputs, strict=True):
+        mapped[id(t)] = v
+
+
+class _Replayed:
+    """What a derivative reads of its node, for a ``RandomReplay``: the op's inputs and the values drawn."""
+
+    def __init__(self, node) -> None:
+        n = node.attrs["n_inputs"]
+        self.op_expr = node.attrs["expr"]
+        self.attrs = node.attrs["attrs"]
+        self.inputs = node.inputs[:n]
+        self.outputs = node.inputs[n:]
+
+
+@register_gradient("RandomReplay")
+def _random_replay_grad(op, grads, needs):
+    replayed = _Replayed(op)
+    n = op.attrs["n_inputs"]
+    outs = [F.zeros_like(t) if g is None else g for g, t in zip(grads, replayed.outputs, strict=True)]
+    result = replayed.op_expr.derivative(_GraphContext(replayed, needs[:n]), *outs)
+    result = result if isinstance(result, tuple) else (result,)
+    return (*result[:n], *(None,) * (len(op.inputs) - n))
+
+
+def _run_random_replay(step, values: list, session) -> None:
+    n = step.op.attrs["n_inputs"]
+    for s, k in zip(step.outs, step.ins[n:], strict=True):
+        values[s] = values[k]
+
+
+def _has_random(fg: FuncGraph) -> bool:
+    return any(
+        _is_random(op) or any(_has_random(v) for v in op.attrs.values() if isinstance(v, FuncGraph)) for op in fg.get_operations()
+    )
+
+
+def _random_values(fg: FuncGraph, outputs: list) -> list:
+    """The outputs of the random ops ``outputs`` depend on: a gradient uses the values drawn."""
+    return [t for op in _needed(fg, outputs) if _is_random(op) for t in op.outputs]
+
+
+def _expose(op, fg: FuncGraph, tensors: list) -> list:
+    """Outputs of the ``If`` node ``op`` carrying the values of ``tensors`` of its branch ``fg``
+    when that branch runs (added once; the executor leaves them None when the other one runs)."""
+    out = []
+    for t in tensors:
+        position = fg.exposed_map.get(id(t))
+        if position is None:
+            position = len(op.outputs)
+            op.outputs = (*op.outputs, GraphTensor._make(op, position, t._shape, t._static, t._dtype))
+            fg.outputs.append(t)
+            fg.exposed.append(position)
+            fg.exposed_map[id(t)] = position
+            fg._plan = None
+            op.graph.version += 1
+        out.append(op.outputs[position])
+    return out
 
 
 def _check_replayable(fg: FuncGraph, loop: str) -> None:
@@ -127,7 +219,11 @@ def _if_grad(op, grads, needs):
     if not diff or not wrt:
         return (None,) * len(op.inputs)
     base = op.name.replace("/", "_")
-    branches = [grad_function(op.attrs[key], op.graph, diff, wrt, f"{base}_{key}_grad") for key in ("then_branch", "else_branch")]
+    keys = ("then_branch", "else_branch")
+    drawn = [_random_values(op.attrs[key], [op.attrs[key].outputs[k] for k in diff]) for key in keys]
+    saved = drawn[0] + drawn[1]
+    kept = _expose(op, op.attrs[keys[0]], drawn[0]) + _expose(op, op.attrs[keys[1]], drawn[1])
+    branches = [grad_function(op.attrs[key], op.graph, diff, wrt, f"{base}_{key}_grad", saved) for key in keys]
     attrs = {
         "then_branch": branches[0],
         "else_branch": branches[1],
@@ -135,7 +231,7 @@ def _if_grad(op, grads, needs):
         "Tout": tuple(fwd[k]._dtype for k in wrt),
     }
     outs = [(probe_shape(fwd[k]._static), fwd[k]._static, fwd[k]._dtype) for k in wrt]
-    grad_if = op.graph.create_op("If", (pred, *fwd, *[grads[k] for k in diff]), attrs, outs, name="If")
+    grad_if = op.graph.create_op("If", (pred, *fwd, *[grads[k] for k in diff], *kept), attrs, outs, name="If")
     result: list = [None] * len(op.inputs)
     for k, g in zip(wrt, grad_if.outputs, strict=True):
         result[k + 1] = g
@@ -204,3 +300,4 @@ def _run_while_grad(step, values: list, session) -> None:
 
 
 register_executor("WhileGrad", _run_while_grad)
+register_executor("RandomReplay", _run_random_replay)

@@ -55,6 +55,8 @@ class FuncGraph(Graph):
         self._capture_map: dict = {}  # id(outer tensor) -> its tensor here
         self._origin: dict = {}  # proxy VariableV2 -> the variable op whose value it is
         self.value_of: dict = {}  # proxy VariableV2 -> the input fed the variable's value
+        self.exposed: list = []  # outputs a gradient added (after the first ones): positions in the holding node's outputs
+        self.exposed_map: dict = {}  # id(tensor here) -> its position there
         self._plan_version = -1
         self._plan = None
 

@@ -260,9 +260,21 @@ def test_while_loop_gradient_refuses_what_it_cannot_replay():
         r2 = cf.while_loop(lambda a: a.sum() < 10, lambda a: a + ember.rand(2, dtype=ember.float64), [x])
         with pytest.raises(NotImplementedError, match="replays the loop"):
             ember.gradients(r2.sum(), [x])
-        r3 = cf.cond(x.sum() > 0, lambda: x * ember.rand(2, dtype=ember.float64), lambda: x)
-        with pytest.raises(NotImplementedError, match="random op"):
+        inner = lambda: cf.cond(x.sum() > 1, lambda: x * ember.rand(2, dtype=ember.float64), lambda: x)  # noqa: E731
+        r3 = cf.cond(x.sum() > 0, inner, lambda: x)
+        with pytest.raises(NotImplementedError, match="draws random values"):
             ember.gradients(r3.sum(), [x])
+
+
+def test_cond_gradient_uses_the_values_random_ops_drew():
+    with ember.Graph().as_default() as g:
+        x = ember.placeholder(ember.float64, shape=(4,))
+        r = cf.cond(x.sum() > 0, lambda: x * ember.rand(4, dtype=ember.float64), lambda: x)
+        (dx,) = ember.gradients(r.sum(), [x])
+    s = ember.Session(graph=g)
+    x0 = np.array([1.0, 2.0, 3.0, 4.0])
+    rv, gv = s.run([r, dx], {x: x0})
+    np.testing.assert_allclose(gv, rv / x0)
 
 
 def test_training_loop_with_cond_in_the_loss():
@@ -357,3 +369,32 @@ def test_against_tensorflow():
     got = ember.Session(graph=g).run([ey, edx], {ex: x0})
     np.testing.assert_allclose(got[0], expect[0], rtol=1e-10)
     np.testing.assert_allclose(got[1], expect[1], rtol=1e-10)
+
+
+def test_cond_gradient_through_dropout_uses_the_forward_mask():
+    with ember.Graph().as_default() as g:
+        x = ember.placeholder(ember.float64, shape=(8,))
+        p = ember.placeholder(ember.bool, shape=())
+        d = cf.cond(p, lambda: ember.nn.functional.dropout(x, 0.5, training=True), lambda: x * 1.0)
+        (dx,) = ember.gradients((d * d).sum(), [x])
+    s = ember.Session(graph=g)
+    x0 = np.arange(1.0, 9.0)
+    for _ in range(3):  # y = sum(d^2), d = x * mask * 2: dy/dx = 2 d * 2 mask = 4 d, with the mask of the same run
+        dv, gv = s.run([d, dx], {x: x0, p: True})
+        np.testing.assert_allclose(gv, 4.0 * dv)
+    dv, gv = s.run([d, dx], {x: x0, p: False})
+    np.testing.assert_allclose(gv, 2.0 * x0)
+
+
+def test_cond_branches_returning_operations():
+    with ember.Graph().as_default() as g:
+        v = ember.Variable(1.0)
+        p = ember.placeholder(ember.bool, shape=())
+        r = cf.cond(p, lambda: ember.assign_add(v, 1.0).op, ember.no_op)
+        init = ember.global_variables_initializer()
+    assert r.dtype == ember.bool
+    with ember.Session(graph=g) as s:
+        s.run(init)
+        assert s.run(r, {p: True}) and s.run(v) == 2.0
+        s.run(r, {p: False})
+        assert s.run(v) == 2.0
