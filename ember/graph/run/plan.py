@@ -273,7 +273,7 @@ def _read(variables: dict, var, reader):
     return value
 
 
-def _run_graph_op(step: Step, values: list, variables: dict, session) -> None:
+def _run_graph_op(step: Step, values: list, variables: dict, session=None) -> None:
     op = step.op
     kind = step.kind
     if kind in _WRITES:
