@@ -45,7 +45,16 @@ class FuncGraph(Graph):
 
     def __init__(self, name: str, outer_graph: Graph) -> None:
         super().__init__()
-        self.name = name
+        root = outer_graph
+        while getattr(root, "outer_graph", None) is not None:
+            root = root.outer_graph
+        taken = root._function_names  # a function's name is unique in the GraphDef's library
+        unique, k = name, 0
+        while unique in taken:
+            k += 1
+            unique = f"{name}_{k}"
+        taken.add(unique)
+        self.name = unique
         self.outer_graph = outer_graph
         self.seed = outer_graph.seed
         self.inputs: list = []  # placeholders: the function's arguments, then its captures
@@ -59,6 +68,8 @@ class FuncGraph(Graph):
         self.exposed_map: dict = {}  # id(tensor here) -> its position there
         self._plan_version = -1
         self._plan = None
+
+    is_function_graph = True  # what export.py looks for (it sits below this module)
 
     def _make_interpreter(self) -> LazyInterpreter:
         return _CapturingInterpreter(self)

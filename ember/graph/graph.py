@@ -106,6 +106,7 @@ class Graph:
         self._local = threading.local()  # this thread's name scope, control deps, device
         self.version = 0
         self.seed = None
+        self._function_names: set = set()  # of the function graphs nested in it (cond branches, loop bodies)
 
     # -- per-thread building state --------------------------------------------------
 

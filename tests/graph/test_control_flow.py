@@ -105,7 +105,29 @@ def test_cond_survives_the_passes_and_exports():
         s = ember.Session(graph=g, optimize=optimize)
         np.testing.assert_allclose(s.run(y, {x: [1.0, 2.0, 3.0]}), [6.0, 8.0, 10.0])
     nodes = {n.name: n for n in g.as_graph_def().node}
-    assert nodes["cond"].op == "If" and nodes["cond"].attr["then_branch"].s == b"cond_true"
+    assert nodes["cond"].op == "If" and nodes["cond"].attr["then_branch"].func.name == "cond_true"
+
+
+def test_graph_def_library_holds_the_functions():
+    with ember.Graph().as_default() as g:
+        x = ember.placeholder(ember.float32, shape=(), name="x")
+        y = cf.cond(x > 0, lambda: cf.cond(x > 1, lambda: x * 2.0, lambda: x), lambda: -x)
+        i = cf.while_loop(lambda i: i < x, lambda i: i + 1.0, [ember.constant(0.0)])
+    graph_def = g.as_graph_def()
+    functions = {f.signature.name: f for f in graph_def.library.function}
+    assert sorted(functions) == ["cond_false", "cond_false_1", "cond_true", "cond_true_1", "while_body", "while_cond"]
+    nodes = {n.name: n for n in graph_def.node}
+    assert nodes["while"].op == "While" and nodes["while"].attr["body"].func.name == "while_body"
+    outer_true = functions[nodes[y.op.name].attr["then_branch"].func.name]
+    inner = next(n for n in outer_true.node_def if n.op == "If")
+    assert {inner.attr["then_branch"].func.name, inner.attr["else_branch"].func.name} == {"cond_true_1", "cond_false_1"}
+    body = functions["while_body"]
+    assert [a.name for a in body.signature.input_arg] == ["placeholder", "capture"]
+    assert body.ret["output_0"].endswith(":output:0") and len(body.signature.output_arg) == 1
+    assert i.op.type == "While"
+    tf = pytest.importorskip("tensorflow")
+    parsed = tf.compat.v1.GraphDef.FromString(graph_def.SerializeToString())
+    assert sorted(f.signature.name for f in parsed.library.function) == sorted(functions)
 
 
 def test_cond_errors():

@@ -21,8 +21,8 @@ from ...interop.proto.compiler import compile_proto
 from ...interop.proto.messages import DataType, TensorProto, TensorShapeProto
 
 __all__ = [
-    "DESCRIPTOR", "AttrValue", "DataType", "Event", "GraphDef", "NodeDef", "TensorProto", "TensorShapeProto",
-    "VersionDef",
+    "DESCRIPTOR", "AttrValue", "DataType", "Event", "FunctionDef", "FunctionDefLibrary", "GraphDef", "NameAttrList", "NodeDef",
+    "OpDef", "TensorProto", "TensorShapeProto", "VersionDef",
 ]
 
 PROTO_FILE = "graph.proto"
@@ -63,3 +63,8 @@ NodeDef = _message_class("ember.NodeDef", "NodeDef")
 AttrValue = _message_class("ember.AttrValue", "AttrValue")
 _message_class("ember.AttrValue.ListValue", "AttrValue.ListValue")
 Event = _message_class("ember.Event", "Event")
+NameAttrList = _message_class("ember.NameAttrList", "NameAttrList")
+FunctionDefLibrary = _message_class("ember.FunctionDefLibrary", "FunctionDefLibrary")
+FunctionDef = _message_class("ember.FunctionDef", "FunctionDef")
+OpDef = _message_class("ember.OpDef", "OpDef")
+_message_class("ember.OpDef.ArgDef", "OpDef.ArgDef")
