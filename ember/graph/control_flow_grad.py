@@ -77,7 +77,8 @@ def _copy_op(gfg: FuncGraph, fg: FuncGraph, op, mapped: dict, where: str) -> Non
             "gradients through random ops nested in control flow inside cond are not supported"
         )
     if op.type == "VariableV2":  # the recomputation reads the value the forward node started with
-        mapped[id(op.outputs[0])] = mapped[id(fg.value_of[op])]
+        value = fg.value_of.get(op)  # none when the branch only writes the variable (an Assign's target)
+        mapped[id(op.outputs[0])] = None if value is None else mapped[id(value)]
         return
     if op.type == "Assign":  # its value, without writing the variable again
         new = Graph.create_op(gfg, "Identity", (ins[1],), {"T": op.outputs[0]._dtype}, specs, name=op.name)

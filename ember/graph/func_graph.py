@@ -25,6 +25,7 @@ from .tensor import GraphTensor
 
 __all__ = ["STATEFUL_TYPES", "FuncGraph", "run_function"]
 
+_WRITES = frozenset({"Assign", "AssignAdd", "AssignSub"})
 # Node types a function runs even when its outputs do not need them.
 STATEFUL_TYPES = frozenset({"Assign", "AssignAdd", "AssignSub", "Print", "PrintV2", "Assert", "If", "While"})
 
@@ -64,6 +65,7 @@ class FuncGraph(Graph):
         self._capture_map: dict = {}  # id(outer tensor) -> its tensor here
         self._origin: dict = {}  # proxy VariableV2 -> the variable op whose value it is
         self.value_of: dict = {}  # proxy VariableV2 -> the input fed the variable's value
+        self._proxies: dict = {}  # id(variable of an enclosing graph) -> its proxy here
         self.exposed: list = []  # outputs a gradient added (after the first ones): positions in the holding node's outputs
         self.exposed_map: dict = {}  # id(tensor here) -> its position there
         self._plan_version = -1
@@ -90,17 +92,34 @@ class FuncGraph(Graph):
             g = getattr(g, "outer_graph", None)
         return False
 
-    def capture(self, t: GraphTensor) -> GraphTensor:
-        """``t``, a tensor of an enclosing graph, as a tensor of this one."""
+    def capture(self, t: GraphTensor, write: bool = False) -> GraphTensor:
+        """``t``, a tensor of an enclosing graph, as a tensor of this one. A variable becomes its
+        proxy; read (not ``write``: the variable an assignment writes), the holding node also
+        takes its value as an input, the edge its gradient flows back on."""
         if t._op.graph is self:
             return t
-        hit = self._capture_map.get(id(t))
-        if hit is not None:
-            return hit[1]
         if not self._encloses(t._op.graph):
             raise ValueError(
                 f"Tensor {t.name} is from a graph that does not enclose the function {self.name!r}; it cannot be captured."
             )
+        if t._op.type != "VariableV2":
+            return self._capture_value(t)
+        proxy = self._proxies.get(id(t))
+        if proxy is None:
+            outer_op = t._op
+            specs = [(t._shape, t._static, t._dtype)]
+            proxy = Graph.create_op(self, "VariableV2", (), dict(outer_op.attrs), specs, name=outer_op.name.rsplit("/", 1)[-1])
+            self._origin[proxy] = getattr(outer_op.graph, "_origin", {}).get(outer_op, outer_op)
+            self._proxies[id(t)] = proxy
+        if not write and proxy not in self.value_of:
+            self.value_of[proxy] = self._capture_value(t)
+        return proxy.outputs[0]
+
+    def _capture_value(self, t: GraphTensor) -> GraphTensor:
+        """An input placeholder fed ``t``'s value by the holding node (through every enclosing graph)."""
+        hit = self._capture_map.get(id(t))
+        if hit is not None:
+            return hit[1]
         outer = t if t._op.graph is self.outer_graph else self.outer_graph.capture(t)
         hit = self._capture_map.get(id(outer))  # captured before through the enclosing graph's tensor
         if hit is not None:
@@ -108,18 +127,8 @@ class FuncGraph(Graph):
             return hit[1]
         value = self.add_input(t._dtype, t._static, name="capture")
         self.captures.append((outer, value))
-        inner = value
-        if t._op.type == "VariableV2":
-            # the variable itself: reads and writes reach the session's value when they run; the
-            # holding node also takes its value as an input, the edge its gradient flows back on
-            outer_op = t._op
-            specs = [(t._shape, t._static, t._dtype)]
-            op = Graph.create_op(self, "VariableV2", (), dict(outer_op.attrs), specs, name=outer_op.name.rsplit("/", 1)[-1])
-            self._origin[op] = getattr(outer_op.graph, "_origin", {}).get(outer_op, outer_op)
-            self.value_of[op] = value
-            inner = op.outputs[0]
-        self._capture_map[id(t)] = self._capture_map[id(outer)] = (t, inner)
-        return inner
+        self._capture_map[id(t)] = self._capture_map[id(outer)] = (t, value)
+        return value
 
     def create_op(self, op_type, inputs, attrs, outputs, *, name=None, op_expr=None) -> Operation:
         if op_type == "VariableV2":
@@ -127,7 +136,8 @@ class FuncGraph(Graph):
                 f"A variable cannot be created inside the function {self.name!r} (a cond branch or a while_loop body); "
                 "create it outside and use it inside"
             )
-        inputs = tuple(t if t._op.graph is self else self.capture(t) for t in inputs)
+        writes = op_type in _WRITES
+        inputs = tuple(t if t._op.graph is self else self.capture(t, write=writes and k == 0) for k, t in enumerate(inputs))
         return super().create_op(op_type, inputs, attrs, outputs, name=name, op_expr=op_expr)
 
     def control_dependencies(self, control_inputs):

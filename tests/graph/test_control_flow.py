@@ -48,6 +48,19 @@ def test_cond_runs_only_the_taken_branch():
         assert s.run(v) == 5.0
 
 
+def test_cond_assigns_an_uninitialized_variable_and_differentiates_an_assigned_value():
+    with ember.Graph().as_default() as g:
+        v = ember.Variable(1.0, dtype=ember.float64)
+        x = ember.placeholder(ember.float64, shape=())
+        p = ember.placeholder(ember.bool, shape=())
+        r = cf.cond(p, lambda: ember.assign(v, x * 3.0), lambda: x * 1.0)
+        (dx,) = ember.gradients(r, [x])
+    with ember.Session(graph=g) as s:
+        assert s.run(r, {x: 2.0, p: True}) == 6.0  # a write only: the variable is not read, so it needs no initial value
+        assert s.run(v) == 6.0
+        assert s.run(dx, {x: 2.0, p: True}) == 3.0 and s.run(dx, {x: 2.0, p: False}) == 1.0
+
+
 def test_cond_side_effect_not_returned_still_runs_in_taken_branch(capsys):
     with ember.Graph().as_default() as g:
         v = ember.Variable(0.0)
@@ -270,6 +283,33 @@ def test_while_loop_gradient_matches_finite_differences():
         got_x, got_c = s.run([dx, dc], feeds)
         np.testing.assert_allclose(got_x, expect_x, rtol=1e-6, atol=1e-8)
         np.testing.assert_allclose(got_c, expect_c, rtol=1e-6, atol=1e-8)
+
+
+def test_gradient_of_cond_inside_a_loop_body_and_of_a_variable_in_a_nested_cond():
+    with ember.Graph().as_default() as g:
+        x = ember.placeholder(ember.float64, shape=(2,))
+        v = ember.Variable(np.array([0.7, -0.3]))
+        body = lambda i, a: (i + 1, cf.cond(a.sum() > 0, lambda: a * a * v, lambda: (a + v).sin()))  # noqa: E731
+        _, out = cf.while_loop(lambda i, a: i < 3, body, (ember.constant(0), x))
+        y = cf.cond(
+            out.sum() < 100.0, lambda: cf.cond(out.sum() > -100.0, lambda: (out * v).sum(), lambda: out.sum()), lambda: v.sum()
+        )
+        dx, dv = ember.gradients(y, [x, v])
+        init = ember.global_variables_initializer()
+    with ember.Session(graph=g) as s:
+        s.run(init)
+        v0 = s.run(v)
+        x0 = np.array([0.5, 0.2])
+        got_x, got_v = s.run([dx, dv], {x: x0})
+        expect_x = _numeric_grad(lambda a: float(s.run(y, {x: a})), x0)
+
+        def at(value):
+            v.load(value, s)
+            return float(s.run(y, {x: x0}))
+
+        expect_v = _numeric_grad(at, v0)
+    np.testing.assert_allclose(got_x, expect_x, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(got_v, expect_v, rtol=1e-6, atol=1e-8)
 
 
 def test_while_loop_gradient_refuses_what_it_cannot_replay():
