@@ -217,17 +217,13 @@ def _check_branches(results: list, branches: list) -> None:
     if details is None:
         for a, b in zip(branches[0].outputs, branches[1].outputs, strict=True):
             if a._dtype is not b._dtype:
-                details = f"{_describe(a)} and {_describe(b)} have different types"
+                details = f"{a!r} and {b!r} have different types"
                 break
     if details is not None:
         raise TypeError(
             "true_fn and false_fn arguments to tf.cond must have the same number, type, and overall structure of return values.\n\n"
-            f"true_fn output: {_describe(true_out)}\nfalse_fn output: {_describe(false_out)}\n\nError details:\n{details}"
+            f"true_fn output: {true_out!r}\nfalse_fn output: {false_out!r}\n\nError details:\n{details}"
         )
-
-
-def _describe(x) -> str:
-    return repr(x)
 
 
 def case(pred_fn_pairs, default=None, exclusive: bool = False, strict: bool = False, name: str = "case"):
@@ -319,7 +315,7 @@ def while_loop(
     structure = [loop_vars] if single else loop_vars
     with graph.name_scope(name or "while") as scope:
         flat = [_as_tensor(v, "while_loop()") for v in flatten(structure)]
-        invariants = _invariants(flat, shape_invariants, single)
+        invariants = _invariants(flat, shape_invariants, loop_vars, single)
         max_iter = None if maximum_iterations is None else _as_tensor(maximum_iterations, "while_loop()")
         if max_iter is not None and max_iter._static.rank not in (None, 0):
             raise ValueError(f"maximum_iterations must be a scalar, saw shape: {max_iter._static}")
@@ -331,7 +327,8 @@ def while_loop(
             fn = cond if fg is cond_g else body
             result = _trace(fg, fn, list(packed) if not isinstance(packed, dict) else [packed], "while_loop()")
         _check_cond(cond_g)
-        body_structure = [result] if len(flat) == 1 and not _is_single_list(result) else result
+        wrap = isinstance(structure, (list, tuple)) and len(structure) == 1 and not isinstance(result, (list, tuple))
+        body_structure = [result] if wrap else result  # TensorFlow: one loop variable, returned bare
         _check_body(structure, body_structure, flat, invariants, body_g)
         captured = _align_captures([cond_g, body_g])
         attrs = {
@@ -355,14 +352,23 @@ def while_loop(
     return op.outputs[0] if len(flat) == 1 else outputs
 
 
-def _is_single_list(result) -> bool:
-    return isinstance(result, (list, tuple)) and len(result) == 1
+def _flatten_up_to(structure, values) -> list:
+    """The leaves of ``values`` where ``structure`` has leaves (a shape there is one leaf, even a list)."""
+    if isinstance(structure, dict):
+        if not isinstance(values, dict) or sorted(values) != sorted(structure):
+            raise ValueError(f"shape_invariants must have the structure of loop_vars, got {values!r}")
+        return [leaf for k in sorted(structure) for leaf in _flatten_up_to(structure[k], values[k])]
+    if isinstance(structure, (list, tuple)) and not isinstance(structure, Tensor):
+        if not isinstance(values, (list, tuple)) or len(values) != len(structure):
+            raise ValueError(f"shape_invariants must have the structure of loop_vars, got {values!r}")
+        return [leaf for s, v in zip(structure, values, strict=True) for leaf in _flatten_up_to(s, v)]
+    return [values]
 
 
-def _invariants(flat: list, shape_invariants, single: bool) -> list:
+def _invariants(flat: list, shape_invariants, loop_vars, single: bool) -> list:
     if shape_invariants is None:
         return [t._static for t in flat]
-    given = flatten([shape_invariants] if single else shape_invariants)
+    given = [shape_invariants] if single else _flatten_up_to(loop_vars, shape_invariants)
     if len(given) != len(flat):
         raise ValueError(f"shape_invariants has {len(given)} shapes for {len(flat)} loop variables")
     out = []

@@ -233,8 +233,18 @@ def test_while_loop_shape_invariants():
             cf.while_loop(lambda a: a.sum() < 10, lambda a: (a, a), [a0])
         with pytest.raises(ValueError, match="not compatible with the initial shape"):
             cf.while_loop(lambda a: a.sum() < 10, lambda a: a, [a0], shape_invariants=[ember.TensorShape([3])])
+        pair = cf.while_loop(
+            lambda d: d["k"] < 3, lambda d: [{"k": d["k"] + 1, "v": ember.cat([d["v"], d["v"]])}],
+            [{"k": ember.constant(0), "v": a0}], shape_invariants=[{"k": ember.TensorShape([]), "v": ember.TensorShape([None])}],
+        )  # fmt: skip
+        one = cf.while_loop(lambda d: d["k"] < 3, lambda d: [{"k": d["k"] + 1}], [{"k": ember.constant(0)}])
+    assert (
+        pair[0]["v"].shape.as_list() == [None] and one.op.type == "While"
+    )  # one loop variable: returned bare, as TensorFlow does
     assert grown.shape.as_list() == [None]
     np.testing.assert_allclose(ember.Session(graph=g).run(grown), np.ones(16))
+    np.testing.assert_allclose(ember.Session(graph=g).run(pair)[0]["v"], np.ones(8))
+    assert ember.Session(graph=g).run(one) == 3
 
 
 # -- gradients ------------------------------------------------------------------------------------------
