@@ -412,7 +412,7 @@ def _check_body(structure, result, flat: list, invariants: list, body_g: FuncGra
 def _truth(value, op) -> bool:
     if value.numel() != 1 or value.dim() != 0:
         raise InvalidArgumentError(
-            f"The first input to an If node must be a scalar, got shape {list(value._shape)}\n\t [[node {op.name}]]"
+            None, op, f"The first input to an If node must be a scalar, got shape {list(value._shape)}\n\t [[node {op.name}]]"
         )
     return bool(value._host_array()[()])
 
@@ -444,7 +444,9 @@ def loop_frames(op, session, loop_vars: list, extra: list, max_iter, record: lis
         for t, shape in zip(loop_vars, shapes, strict=True):
             if not shape.is_compatible_with(TensorShape(tuple(t._shape))):
                 raise InvalidArgumentError(
-                    f"{op.name}: a loop variable has shape {list(t._shape)} after an iteration, outside its shape invariant {shape}"
+                    None,
+                    op,
+                    f"{op.name}: a loop variable has shape {list(t._shape)} after an iteration, outside its shape invariant {shape}",
                 )
         count += 1
     return loop_vars

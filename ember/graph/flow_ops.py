@@ -241,7 +241,9 @@ def _run_assert(step, values: list, session) -> None:
         d if isinstance(d, str) else summarize(values[step.ins[1 + d]]._host_array(), attrs["summarize"])
         for d in attrs["template"]
     ]
-    raise InvalidArgumentError("assertion failed: " + " ".join(f"[{p}]" for p in parts) + f"\n\t [[node {step.op.name}]]")
+    raise InvalidArgumentError(
+        None, step.op, "assertion failed: " + " ".join(f"[{p}]" for p in parts) + f"\n\t [[node {step.op.name}]]"
+    )
 
 
 def _check(name: str, test, x, y, relation: str, message, summarize, default_name: str) -> Operation:

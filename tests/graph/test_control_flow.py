@@ -415,7 +415,7 @@ def test_assert_ops():
     with pytest.raises(InvalidArgumentError, match=r"\[pos!\] \[Condition x > 0 did not hold element-wise:\]"):
         s.run(guarded, {x: [-1.0]})
     np.testing.assert_allclose(s.run(guarded, {x: [1.0]}), [2.0])
-    assert isinstance(InvalidArgumentError("x"), ValueError)
+    assert isinstance(InvalidArgumentError(None, None, "x"), ValueError)
 
 
 # -- the oracle -----------------------------------------------------------------------------------------------

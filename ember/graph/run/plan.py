@@ -48,7 +48,14 @@ class FailedPreconditionError(RuntimeError):
 
 
 class InvalidArgumentError(ValueError):
-    """TensorFlow's error for a run-time value an op refuses (a failed ``Assert``, a bad predicate)."""
+    """TensorFlow's error for a run-time value an op refuses (a failed ``Assert``, a bad predicate),
+    with TensorFlow's constructor: ``(node_def, op, message)``."""
+
+    def __init__(self, node_def, op, message: str, *args) -> None:
+        super().__init__(message, *args)
+        self.node_def = node_def
+        self.op = op
+        self.message = message
 
 
 def data_inputs(op) -> tuple:
