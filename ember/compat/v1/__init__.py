@@ -27,7 +27,7 @@ from ...graph import (
     reset_default_graph,
     variables_initializer,
 )
-from . import initializers
+from . import initializers, random
 from .initializers import (
     constant_initializer,
     glorot_normal_initializer,
@@ -41,7 +41,7 @@ from .initializers import (
     variance_scaling_initializer,
     zeros_initializer,
 )
-from .random_ops import multinomial, random_normal, random_shuffle, random_uniform, set_random_seed, truncated_normal
+from .random_ops import get_seed, multinomial, random_normal, random_shuffle, random_uniform, set_random_seed, truncated_normal
 from .variable_scope import AUTO_REUSE, VariableScope, get_local_variable, get_variable, get_variable_scope, variable_scope
 from .variables import (
     GraphKeys,
