@@ -18,7 +18,7 @@ The package is built in floors; a module imports only from the floors below it:
 4. ``passes/``: graph rewrites (the fusion pass makes ``run/fused.py`` programs);
 5. ``gradients.py``, then ``session.py`` (Session and its feed/fetch conversion registry),
    then ``compile.py`` (``ember.compile``);
-6. ``train.py``, ``summary.py``.
+6. ``train/`` (optimizers, global step, learning-rate schedules), ``summary.py``.
 """
 
 from . import summary, train

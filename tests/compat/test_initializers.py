@@ -97,7 +97,7 @@ def test_errors_and_configs():
     with pytest.raises(ValueError, match=r"Argument `dtype` is expected to be floating point\. Received: <dtype: 'int32'>\."):
         tf.random_normal_initializer(dtype=ember.int32)
     with tf.Graph().as_default():
-        with pytest.raises(ValueError, match="must be at least two-dimensional. Received shape=\\[3\\]"):
+        with pytest.raises(ValueError, match=r"must be at least two-dimensional\. Received shape=\[3\]"):
             tf.orthogonal_initializer()([3])
         with pytest.raises(ValueError, match="only be used for 2D matrices"):
             tf.initializers.identity()([2, 3, 4])

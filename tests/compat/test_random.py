@@ -26,7 +26,7 @@ def _program(graph_seed=None, op_seed=None):
 
 def test_same_program_same_values_with_a_graph_seed():
     (a1, b1), (a2, b2), _ = _program(graph_seed=5)
-    (c1, d1), (c2, d2), _ = _program(graph_seed=5)
+    (c1, _), (_, d2), _ = _program(graph_seed=5)
     np.testing.assert_array_equal(a1, c1)
     np.testing.assert_array_equal(b2, d2)
     assert not np.array_equal(a1, b1)  # two ops without op seeds: different streams
@@ -83,7 +83,7 @@ def test_distributions():
         t = tf.truncated_normal([20000], mean=-1.0, stddev=0.5)
     with tf.Session(graph=g) as sess:
         u, k, n, t = sess.run([u, k, n, t])
-    assert u.dtype == np.float32 and -2.0 <= u.min() and u.max() < 3.0 and u.mean() == pytest.approx(0.5, abs=0.05)
+    assert u.dtype == np.float32 and u.min() >= -2.0 and u.max() < 3.0 and u.mean() == pytest.approx(0.5, abs=0.05)
     assert k.dtype == np.int32 and set(np.unique(k)) == set(range(2, 9))
     assert n.dtype == np.float64 and n.mean() == pytest.approx(1.0, abs=0.05) and n.std() == pytest.approx(2.0, rel=0.03)
     # re-drawn beyond two standard deviations: within [-2, -0] and the truncated spread 0.8796 * stddev
@@ -98,7 +98,7 @@ def test_shuffle_and_multinomial():
         m = tf.multinomial(logits, 4000)
         c = tf.random.categorical(logits, 10, dtype=ember.int32)
     with tf.Session(graph=g) as sess:
-        s1, s2, m, c = sess.run([s, s, m, c])
+        s1, m, c = sess.run([s, m, c])
     assert sorted(s1[:, 0].tolist()) == list(range(0, 20, 2)) and (s1[:, 1] == s1[:, 0] + 1).all()
     assert m.dtype == np.int64 and m.shape == (2, 4000)
     assert m[0].mean() == pytest.approx(0.8, abs=0.03) and m[1].mean() == pytest.approx(0.1, abs=0.03)

@@ -27,7 +27,7 @@ from ...graph import (
     reset_default_graph,
     variables_initializer,
 )
-from . import initializers, random
+from . import initializers, random, train
 from .initializers import (
     constant_initializer,
     glorot_normal_initializer,

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from .random_ops import categorical, get_seed, multinomial, set_random_seed
-from .random_ops import random_normal as normal
-from .random_ops import random_shuffle as shuffle
-from .random_ops import random_uniform as uniform
-from .random_ops import truncated_normal
+from .random_ops import (
+    categorical,
+    get_seed,
+    multinomial,
+    random_normal as normal,
+    random_shuffle as shuffle,
+    random_uniform as uniform,
+    set_random_seed,
+    truncated_normal,
+)
 
 __all__ = ["categorical", "get_seed", "multinomial", "normal", "set_random_seed", "shuffle", "truncated_normal", "uniform"]
