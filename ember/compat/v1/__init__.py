@@ -28,6 +28,7 @@ from ...graph import (
     variables_initializer,
 )
 from . import initializers, random, train
+from .clip_ops import clip_by_global_norm, clip_by_norm, clip_by_value, global_norm
 from .initializers import (
     constant_initializer,
     glorot_normal_initializer,
