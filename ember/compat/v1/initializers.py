@@ -13,10 +13,10 @@ import math
 import numpy as np
 
 from ..._core import dtype as _dt
+from ...graph import sources as _sources
 from ...graph.graph import get_default_graph
-from ...graph.sources import constant
 from ...ops import functional as F
-from .random_ops import random_normal, random_uniform, truncated_normal
+from . import random_ops as _random, variables as _variables
 
 __all__ = [
     "Constant",
@@ -31,7 +31,21 @@ __all__ = [
     "TruncatedNormal",
     "VarianceScaling",
     "Zeros",
+    "constant",
     "constant_initializer",
+    "global_variables",
+    "glorot_normal",
+    "glorot_uniform",
+    "identity",
+    "local_variables",
+    "ones",
+    "orthogonal",
+    "random_normal",
+    "random_uniform",
+    "truncated_normal",
+    "variables",
+    "variance_scaling",
+    "zeros",
     "glorot_normal_initializer",
     "glorot_uniform_initializer",
     "he_normal",
@@ -59,7 +73,7 @@ def _as_dtype(dtype, op: str) -> _dt.DType:
 def _float_dtype(dtype, op: str) -> _dt.DType:
     dtype = _as_dtype(dtype, op)
     if not dtype.is_floating_point:
-        raise ValueError(f"Expected floating point type, got {dtype.name}.")
+        raise ValueError(f"Argument `dtype` is expected to be floating point. Received: <dtype: '{dtype.name}'>.")
     return dtype
 
 
@@ -90,7 +104,7 @@ class Zeros(Initializer):
     def __call__(self, shape, dtype=None, partition_info=None):
         dtype = self.dtype if dtype is None else _as_dtype(dtype, "zeros_initializer")
         with get_default_graph().as_default():
-            return constant(np.zeros(_dims(shape), dtype=dtype.numpy_dtype), dtype=dtype, name="zeros")
+            return _sources.constant(np.zeros(_dims(shape), dtype=dtype.numpy_dtype), dtype=dtype, name="zeros")
 
     def get_config(self) -> dict:
         return {"dtype": self.dtype.name}
@@ -105,7 +119,7 @@ class Ones(Initializer):
     def __call__(self, shape, dtype=None, partition_info=None):
         dtype = self.dtype if dtype is None else _as_dtype(dtype, "ones_initializer")
         with get_default_graph().as_default():
-            return constant(np.ones(_dims(shape), dtype=dtype.numpy_dtype), dtype=dtype, name="ones")
+            return _sources.constant(np.ones(_dims(shape), dtype=dtype.numpy_dtype), dtype=dtype, name="ones")
 
     def get_config(self) -> dict:
         return {"dtype": self.dtype.name}
@@ -133,16 +147,16 @@ class Constant(Initializer):
         if verify and list(np.shape(self.value)) != dims:
             raise TypeError(f"Expected Tensor's shape: {tuple(dims)}, got {np.shape(self.value)}.")
         if flat.size > n:
-            raise TypeError(f"Too many elements provided. Takes at most {n}, but got {flat.size}.")
+            raise ValueError(f"Too many elements provided. Takes at most {n}, but got {flat.size}.")
         if flat.size == 0 and n:
             raise ValueError("constant_initializer(): an empty value cannot fill a non-empty shape")
         if flat.size < n:
             flat = np.concatenate([flat, np.full(n - flat.size, flat[-1], dtype=flat.dtype)])
         with get_default_graph().as_default():
-            return constant(flat.reshape(dims), dtype=dtype, name="Const")
+            return _sources.constant(flat.reshape(dims), dtype=dtype, name="Const")
 
     def get_config(self) -> dict:
-        return {"value": self.value, "dtype": self.dtype.name, "verify_shape": self._verify_shape}
+        return {"value": self.value, "dtype": self.dtype.name}
 
 
 class RandomUniform(Initializer):
@@ -154,7 +168,7 @@ class RandomUniform(Initializer):
 
     def __call__(self, shape, dtype=None, partition_info=None):
         dtype = self.dtype if dtype is None else _as_dtype(dtype, "random_uniform_initializer")
-        return random_uniform(_dims(shape), self.minval, self.maxval, dtype, seed=self.seed)
+        return _random.random_uniform(_dims(shape), self.minval, self.maxval, dtype, seed=self.seed)
 
     def get_config(self) -> dict:
         return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed, "dtype": self.dtype.name}
@@ -169,7 +183,7 @@ class RandomNormal(Initializer):
 
     def __call__(self, shape, dtype=None, partition_info=None):
         dtype = self.dtype if dtype is None else _float_dtype(dtype, "random_normal_initializer")
-        return random_normal(_dims(shape), self.mean, self.stddev, dtype, seed=self.seed)
+        return _random.random_normal(_dims(shape), self.mean, self.stddev, dtype, seed=self.seed)
 
     def get_config(self) -> dict:
         return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed, "dtype": self.dtype.name}
@@ -180,7 +194,7 @@ class TruncatedNormal(RandomNormal):
 
     def __call__(self, shape, dtype=None, partition_info=None):
         dtype = self.dtype if dtype is None else _float_dtype(dtype, "truncated_normal_initializer")
-        return truncated_normal(_dims(shape), self.mean, self.stddev, dtype, seed=self.seed)
+        return _random.truncated_normal(_dims(shape), self.mean, self.stddev, dtype, seed=self.seed)
 
 
 def _fans(dims: list) -> tuple:
@@ -198,12 +212,14 @@ class VarianceScaling(Initializer):
 
     def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None, dtype=_dt.float32) -> None:
         if scale <= 0.0:
-            raise ValueError("`scale` must be positive float.")
+            raise ValueError(f"Argument `scale` must be a positive float. Received: {scale}")
         if mode not in ("fan_in", "fan_out", "fan_avg"):
-            raise ValueError(f"Invalid `mode` argument: {mode}")
+            raise ValueError(f"Argument `mode` should be one of ('fan_in', 'fan_out', 'fan_avg'). Received: {mode}")
         distribution = distribution.lower()
         if distribution not in ("normal", "uniform", "truncated_normal", "untruncated_normal"):
-            raise ValueError(f"Invalid `distribution` argument: {distribution}")
+            raise ValueError(
+                f"Argument `distribution` should be one of ('normal', 'uniform', 'truncated_normal', 'untruncated_normal'). Received: {distribution}"
+            )
         self.scale, self.mode, self.distribution, self.seed = scale, mode, distribution, seed
         self.dtype = _float_dtype(dtype, "variance_scaling_initializer")
 
@@ -214,11 +230,11 @@ class VarianceScaling(Initializer):
         fan = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
         scale = self.scale / max(1.0, fan)
         if self.distribution in ("normal", "truncated_normal"):
-            return truncated_normal(dims, 0.0, math.sqrt(scale) / _TRUNCATED_STD, dtype, seed=self.seed)
+            return _random.truncated_normal(dims, 0.0, math.sqrt(scale) / _TRUNCATED_STD, dtype, seed=self.seed)
         if self.distribution == "untruncated_normal":
-            return random_normal(dims, 0.0, math.sqrt(scale), dtype, seed=self.seed)
+            return _random.random_normal(dims, 0.0, math.sqrt(scale), dtype, seed=self.seed)
         limit = math.sqrt(3.0 * scale)
-        return random_uniform(dims, -limit, limit, dtype, seed=self.seed)
+        return _random.random_uniform(dims, -limit, limit, dtype, seed=self.seed)
 
     def get_config(self) -> dict:
         return {
@@ -262,13 +278,15 @@ class Orthogonal(Initializer):
         dtype = self.dtype if dtype is None else _float_dtype(dtype, "orthogonal_initializer")
         dims = _dims(shape)
         if len(dims) < 2:
-            raise ValueError("The tensor to initialize must be at least two-dimensional")
+            raise ValueError(
+                f"The tensor to initialize, specified by argument `shape` must be at least two-dimensional. Received shape={dims}"
+            )
         rows = int(np.prod(dims[:-1], dtype=np.int64))
         cols = dims[-1]
         flat = (cols, rows) if rows < cols else (rows, cols)
-        a = random_normal(list(flat), dtype=dtype, seed=self.seed)
+        a = _random.random_normal(list(flat), dtype=dtype, seed=self.seed)
         with get_default_graph().as_default():
-            q, r = F.linalg_qr(a)
+            q, r = F.qr(a)
             q = q * F.sign(F.diagonal(r))
             if rows < cols:
                 q = q.transpose(0, 1)
@@ -289,9 +307,9 @@ class Identity(Initializer):
         dtype = self.dtype if dtype is None else _float_dtype(dtype, "identity_initializer")
         dims = _dims(shape)
         if len(dims) != 2:
-            raise ValueError("Identity matrix initializer can only be used for 2D matrices.")
+            raise ValueError(f"Identity matrix initializer can only be used for 2D matrices. Received shape={dims}")
         with get_default_graph().as_default():
-            return constant(np.eye(*dims, dtype=dtype.numpy_dtype) * self.gain, dtype=dtype, name="eye")
+            return _sources.constant(np.eye(*dims, dtype=dtype.numpy_dtype) * self.gain, dtype=dtype, name="eye")
 
     def get_config(self) -> dict:
         return {"gain": self.gain, "dtype": self.dtype.name}
@@ -324,3 +342,31 @@ glorot_uniform_initializer = GlorotUniform
 glorot_normal_initializer = GlorotNormal
 orthogonal_initializer = Orthogonal
 identity_initializer = Identity
+
+# the ``tf.initializers.*`` spellings
+zeros = Zeros
+ones = Ones
+constant = Constant
+random_uniform = RandomUniform
+random_normal = RandomNormal
+truncated_normal = TruncatedNormal
+variance_scaling = VarianceScaling
+glorot_uniform = GlorotUniform
+glorot_normal = GlorotNormal
+orthogonal = Orthogonal
+identity = Identity
+
+
+def global_variables():
+    """``tf.initializers.global_variables()``: one op initialising every global variable."""
+    return _sources.global_variables_initializer()
+
+
+def local_variables():
+    """``tf.initializers.local_variables()``: one op initialising every local variable."""
+    return _variables.local_variables_initializer()
+
+
+def variables(var_list, name: str = "init"):
+    """``tf.initializers.variables(var_list)``: one op initialising ``var_list``."""
+    return _sources.variables_initializer(var_list, name=name)

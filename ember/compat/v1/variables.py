@@ -13,10 +13,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..._core import dtype as _dt
+from ..._core.tensor import Tensor as _EmberTensor
 from ...graph import sources as _sources
 from ...graph.graph import Operation, get_default_graph
 from ...graph.symbolic import TensorShape, as_shape, probe_shape
 from ...graph.tensor import GraphTensor
+from .framework import TFOperators, infer_dtype, shape_text, v2_behavior
 
 __all__ = [
     "GraphKeys",
@@ -149,23 +151,17 @@ def initialize_local_variables() -> Operation:
 
 
 def _tf_initial_value(value, dtype):
-    """A Python value as TensorFlow converts it: integers as int32 (int64 where they do not fit),
-    floats as float32; NumPy arrays and tensors keep their dtype."""
-    if dtype is not None or isinstance(value, (np.ndarray, np.generic, GraphTensor)) or callable(value):
+    """A Python value as TensorFlow converts it (``framework``'s rule: integers as int32, int64
+    where they do not fit, floats as float32); NumPy arrays and tensors keep their dtype."""
+    if dtype is not None or isinstance(value, (np.ndarray, np.generic, _EmberTensor)) or callable(value):
         return value
-    if isinstance(value, (bool, int, float, list, tuple)):
-        array = np.asarray(value)
-        if array.dtype == np.int64 and array.size and np.abs(array).max() < 2**31:
-            return array.astype(np.int32)
-        if array.dtype == np.int64 and not array.size:
-            return array.astype(np.float32)
-        if array.dtype == np.float64:
-            return array.astype(np.float32)
-        return array
+    if isinstance(value, (bool, int, float, complex, str, bytes, list, tuple)):
+        inferred = infer_dtype(value)
+        return np.asarray(value, dtype=object if inferred is _dt.string else inferred.numpy_dtype)
     return value
 
 
-class Variable(_sources.Variable):
+class Variable(TFOperators, _sources.Variable):
     """TensorFlow 1's ``tf.Variable``: ember's graph variable with TensorFlow's dtype defaults.
 
     >>> import ember.compat.v1 as tf
@@ -197,6 +193,12 @@ class Variable(_sources.Variable):
     @property
     def constraint(self):
         return self._constraint
+
+    def __repr__(self) -> str:
+        ref = "" if v2_behavior() else "_ref"
+        return f"<tf.Variable '{self.name}' shape={shape_text(self._static)} dtype={self._dtype.name}{ref}>"
+
+    __str__ = __repr__
 
 
 VariableV1 = Variable
