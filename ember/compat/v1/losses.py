@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ..._core import dtype as _dt
 from ...graph.graph import in_graph_scope
+from ...graph.sources import identity
 from ...ops import functional as F
 from . import nn
 from .nn._common import convert, convert_like, named, op_scope, rank_of, static_shape
@@ -107,15 +108,17 @@ def compute_weighted_loss(
     2.0
     """
     values = convert(losses, "compute_weighted_loss", "losses")
-    with op_scope(scope, "weighted_loss") as name:
-        loss = named(_reduce(values, weights, reduction), "value" if name else None)
+    with op_scope(scope, "weighted_loss"), op_scope(None, "value") as value:
+        loss = named(_reduce(values, weights, reduction), value)
     add_loss(loss, loss_collection)
     return loss
 
 
 def _elementwise_loss(scope, default, weights, loss_collection, reduction, compute):
-    with op_scope(scope, default) as name:
-        loss = named(_reduce(compute(), weights, reduction), "value" if name else None)
+    with op_scope(scope, default):
+        losses = compute()
+        with op_scope(None, "value") as value:  # the loss is the node <scope>/value, as TensorFlow names it
+            loss = named(_reduce(losses, weights, reduction), value)
     add_loss(loss, loss_collection)
     return loss
 
@@ -269,6 +272,8 @@ def get_regularization_losses(scope=None) -> list:
 
 
 def _add_n(tensors):
+    if len(tensors) == 1:
+        return identity(tensors[0])  # a node of its own, to carry the total's name
     total = tensors[0]
     for t in tensors[1:]:
         total = F.add(total, t)
@@ -280,7 +285,8 @@ def get_regularization_loss(scope=None, name="total_regularization_loss"):
     losses = get_regularization_losses(scope)
     if not losses:
         return convert(0.0, "get_regularization_loss", "losses")
-    return named(_add_n(losses), name)
+    with op_scope(name, "total_regularization_loss") as scope:
+        return named(_add_n(losses), scope)
 
 
 def get_total_loss(add_regularization_losses=True, name="total_loss", scope=None):
@@ -291,4 +297,5 @@ def get_total_loss(add_regularization_losses=True, name="total_loss", scope=None
         losses = losses + get_regularization_losses(scope)
     if not losses:
         raise ValueError("get_total_loss(): no losses in the 'losses' collection (nor regularization losses) to add up")
-    return named(_add_n(losses), name)
+    with op_scope(name, "total_loss") as scope:
+        return named(_add_n(losses), scope)

@@ -1,6 +1,8 @@
-"""What every TensorFlow-semantics function of ``tf.nn``, ``tf.layers`` and ``tf.losses`` needs:
-TensorFlow's conversion of Python values to tensors, static shapes, and TensorFlow's naming
-(``name=`` names the result; a composite's inner nodes live under that name's scope)."""
+"""What every TensorFlow-semantics function of ``tf.nn``, ``tf.layers`` and ``tf.losses`` needs,
+on the namespace's framework: TensorFlow's conversion of Python values to tensors
+(``convert_to_tensor``), static shapes, and TensorFlow's naming: a function's nodes live in the
+name scope ``name`` (or its default name) and its result node is renamed to that scope's name,
+so ``tf.nn.relu(x, name="act")`` is the node ``act``. Eager results are ``EagerTensor``s."""
 
 from __future__ import annotations
 
@@ -11,10 +13,11 @@ import numpy as np
 
 from ...._core import dtype as _dt
 from ...._core.tensor import Tensor
-from ....graph.graph import get_default_graph, in_graph_scope
-from ....graph.sources import constant, identity
+from ....graph.graph import in_graph_scope
+from ....graph.tensor import GraphTensor
+from .. import framework as _fw
 
-__all__ = ["as_dtype", "convert", "named", "op_scope", "rank_of", "static_shape"]
+__all__ = ["as_dtype", "convert", "convert_like", "named", "op_scope", "outputs", "rank_of", "static_shape"]
 
 
 def as_dtype(dtype, op: str, arg: str = "dtype"):
@@ -34,17 +37,12 @@ def convert(value, op: str, arg: str, dtype=None) -> Tensor:
         return value
     if isinstance(value, (list, tuple)) and any(isinstance(v, Tensor) for v in value):
         raise TypeError(f"{op}(): {arg} is a list holding tensors; stack them first (tf.stack)")
-    array = np.asarray(value)
-    if dtype is not None:
-        array = array.astype(dtype.numpy_dtype)
-    elif not isinstance(value, np.ndarray | np.generic):
-        if array.dtype == np.float64:
-            array = array.astype(np.float32)
-        elif array.dtype == np.int64:
-            array = array.astype(np.int32)
-    if array.dtype.kind not in "biuf":
-        raise TypeError(f"{op}(): {arg} must be a tensor or numbers, got {type(value).__name__} of dtype {array.dtype}")
-    return constant(array)
+    if dtype is None and np.asarray(value).dtype.kind not in "biuf":
+        raise TypeError(f"{op}(): {arg} must be a tensor or numbers, got {type(value).__name__}")
+    try:
+        return _fw.convert_to_tensor(value, dtype=dtype)
+    except TypeError as error:
+        raise TypeError(f"{op}(): {arg}: {error}") from None
 
 
 def convert_like(value, like: Tensor, op: str, arg: str) -> Tensor:
@@ -66,20 +64,25 @@ def rank_of(x: Tensor) -> int:
 
 
 @contextlib.contextmanager
-def op_scope(name: str | None, default: str) -> Iterator[str]:
-    """TensorFlow's ``name_scope(name, default)`` for a composite: in a graph, the nodes made
-    inside are named ``<name>/...`` and the scope's name (ending in "/") is returned for the
-    result; eagerly there are no names and "" is returned."""
+def op_scope(name: str | None, default: str) -> Iterator:
+    """TensorFlow's name scope of one function (``name``, else ``default``, made unique); yields
+    the scope to hand the result to :func:`named`, or None eagerly (no names)."""
     if not in_graph_scope():
-        yield ""
+        yield None
         return
-    with get_default_graph().name_scope(name or default) as scope:
+    with _fw.op_scope(name, default) as scope:
         yield scope
 
 
-def named(result: Tensor, name: str | None) -> Tensor:
-    """``result`` under ``name`` in a graph (an Identity node of that exact name; a name ending
-    in "/", a scope's, is taken as is); the tensor itself when no name is given or eagerly."""
-    if not name or not in_graph_scope():
-        return result
-    return identity(result, name=name)
+def named(result, scope, op_type: str | None = None):
+    """``result`` as the function's result: in a graph its node is renamed to the scope's name
+    (``op_type``, where given, is the TensorFlow type the node shows); eagerly, an ``EagerTensor``."""
+    if scope is None:
+        return _fw.EagerTensor._wrap(result)
+    return scope.out(result, op_type)
+
+
+def outputs(*results):
+    """Several results of one function, as they are in a graph (named by their own nodes) and
+    as ``EagerTensor``s eagerly; None stays None."""
+    return tuple(r if r is None or isinstance(r, GraphTensor) else _fw.EagerTensor._wrap(r) for r in results)

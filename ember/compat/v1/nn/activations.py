@@ -36,22 +36,26 @@ def relu(features, name=None):
     >>> tf.nn.relu([-1.0, 2.0]).tolist()
     [0.0, 2.0]
     """
-    return named(F.relu(convert(features, "relu", "features")), name)
+    with op_scope(name, "Relu") as scope:
+        return named(F.relu(convert(features, "relu", "features")), scope)
 
 
 def relu6(features, name=None):
     """min(max(features, 0), 6)."""
-    return named(_relu6(convert(features, "relu6", "features")), name)
+    with op_scope(name, "Relu6") as scope:
+        return named(_relu6(convert(features, "relu6", "features")), scope, "Relu6")
 
 
 def elu(features, name=None):
     """features if > 0, else exp(features) - 1."""
-    return named(F.elu(convert(features, "elu", "features")), name)
+    with op_scope(name, "Elu") as scope:
+        return named(F.elu(convert(features, "elu", "features")), scope)
 
 
 def selu(features, name=None):
     """Scaled elu with the self-normalizing constants."""
-    return named(_selu(convert(features, "selu", "features")), name)
+    with op_scope(name, "Selu") as scope:
+        return named(_selu(convert(features, "selu", "features")), scope, "Selu")
 
 
 def crelu(features, name=None, axis=-1):
@@ -65,36 +69,42 @@ def leaky_relu(features, alpha=0.2, name=None):
     """features if > 0, else alpha * features (TensorFlow's default alpha is 0.2)."""
     x = convert(features, "leaky_relu", "features")
     if isinstance(alpha, (int, float)):
-        return named(F.leaky_relu(x, float(alpha)), name)
+        with op_scope(name, "LeakyRelu") as scope:
+            return named(F.leaky_relu(x, float(alpha)), scope, "LeakyRelu")
     with op_scope(name, "LeakyRelu") as scope:  # a tensor alpha: max(x, alpha * x) as TensorFlow writes it
         return named(F.maximum(x, F.mul(convert_like(alpha, x, "leaky_relu", "alpha"), x)), scope)
 
 
 def sigmoid(x, name=None):
     """1 / (1 + exp(-x))."""
-    return named(F.sigmoid(convert(x, "sigmoid", "x")), name)
+    with op_scope(name, "Sigmoid") as scope:
+        return named(F.sigmoid(convert(x, "sigmoid", "x")), scope)
 
 
 def tanh(x, name=None):
     """The hyperbolic tangent."""
-    return named(F.tanh(convert(x, "tanh", "x")), name)
+    with op_scope(name, "Tanh") as scope:
+        return named(F.tanh(convert(x, "tanh", "x")), scope)
 
 
 def softplus(features, name=None):
     """log(exp(features) + 1)."""
-    return named(F.softplus(convert(features, "softplus", "features")), name)
+    with op_scope(name, "Softplus") as scope:
+        return named(F.softplus(convert(features, "softplus", "features")), scope)
 
 
 def softsign(features, name=None):
     """features / (abs(features) + 1)."""
-    return named(_softsign(convert(features, "softsign", "features")), name)
+    with op_scope(name, "Softsign") as scope:
+        return named(_softsign(convert(features, "softsign", "features")), scope, "Softsign")
 
 
 def swish(features, beta=1.0, name=None):
     """features * sigmoid(beta * features) (also ``tf.nn.silu``)."""
     x = convert(features, "swish", "features")
     if not isinstance(beta, Tensor) and float(beta) == 1.0:
-        return named(F.silu(x), name)
+        with op_scope(name, "swish") as scope:
+            return named(F.silu(x), scope)
     with op_scope(name, "swish") as scope:
         return named(F.mul(x, F.sigmoid(F.mul(x, convert_like(beta, x, "swish", "beta")))), scope)
 
@@ -106,7 +116,8 @@ def gelu(features, approximate=False, name=None):
     """features * P(X <= features) for a standard normal X; the tanh approximation when
     ``approximate`` is True."""
     x = convert(features, "gelu", "features")
-    return named(F.gelu(x, approximate="tanh" if approximate else "none"), name)
+    with op_scope(name, "Gelu") as scope:
+        return named(F.gelu(x, approximate="tanh" if approximate else "none"), scope, "Gelu")
 
 
 def _softmax_axis(axis, dim, rank: int, op: str) -> int:
@@ -124,13 +135,15 @@ def softmax(logits, axis=None, name=None, dim=None):
     """exp(logits) / sum(exp(logits), axis), along the last axis unless told (TF1's ``dim`` is
     ``axis``)."""
     x = convert(logits, "softmax", "logits")
-    return named(F.softmax(x, _softmax_axis(axis, dim, rank_of(x), "softmax")), name)
+    with op_scope(name, "Softmax") as scope:
+        return named(F.softmax(x, _softmax_axis(axis, dim, rank_of(x), "softmax")), scope)
 
 
 def log_softmax(logits, axis=None, name=None, dim=None):
     """logits - log(sum(exp(logits), axis)), along the last axis unless told."""
     x = convert(logits, "log_softmax", "logits")
-    return named(F.log_softmax(x, _softmax_axis(axis, dim, rank_of(x), "log_softmax")), name)
+    with op_scope(name, "LogSoftmax") as scope:
+        return named(F.log_softmax(x, _softmax_axis(axis, dim, rank_of(x), "log_softmax")), scope)
 
 
 def bias_add(value, bias, data_format=None, name=None):
@@ -148,4 +161,4 @@ def bias_add(value, bias, data_format=None, name=None):
     elif not (fmt.startswith("N") and fmt.endswith("C")):
         raise ValueError(f"bias_add(): data_format must be 'N...C' or 'NC...', got {data_format!r}")
     with op_scope(name, "BiasAdd") as scope:
-        return named(F.add(x, b), scope)
+        return named(F.add(x, b), scope, "BiasAdd")

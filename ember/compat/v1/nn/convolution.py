@@ -46,6 +46,18 @@ _CONV = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}
 _MAX_POOL = {1: F.max_pool1d, 2: F.max_pool2d, 3: F.max_pool3d}
 _AVG_POOL = {1: F.avg_pool1d, 2: F.avg_pool2d, 3: F.avg_pool3d}
 _FORMATS = {1: ("NWC", "NCW"), 2: ("NHWC", "NCHW"), 3: ("NDHWC", "NCDHW")}
+# the TensorFlow node type a function's result shows (its node is ember's transpose back to NHWC)
+_TF_TYPES = {
+    "Conv2D": "Conv2D",
+    "Conv3D": "Conv3D",
+    "depthwise": "DepthwiseConv2dNative",
+    "MaxPool": "MaxPool",
+    "MaxPool2d": "MaxPool",
+    "MaxPool3D": "MaxPool3D",
+    "AvgPool": "AvgPool",
+    "AvgPool2D": "AvgPool",
+    "AvgPool3D": "AvgPool3D",
+}
 
 
 def _channels_last(data_format: str | None, nd: int, op: str) -> bool:
@@ -148,7 +160,7 @@ def _conv(x, filters, strides, padding, dilations, data_format, nd: int, op: str
             y = _CONV[nd](xf, weight, None, strides, [a for a, _ in pads], dilations, groups)
         else:
             y = _CONV[nd](F.pad(xf, _torch_pad(pads)), weight, None, strides, 0, dilations, groups)
-        return named(_from_first(y, last), scope)
+        return named(_from_first(y, last), scope, _TF_TYPES.get(default_name))
 
 
 def conv2d(
@@ -275,7 +287,7 @@ def conv2d_transpose(
         y = F.conv_transpose2d(_to_first(x, last), weight, None, strides, 0, 0, 1, dilations)
         if any(c != (0, 0) for c in crop):
             y = F.pad(y, _torch_pad(crop))
-        return named(_from_first(y, last), scope)
+        return named(_from_first(y, last), scope, "Conv2DBackpropInput")
 
 
 def conv3d(input, filter=None, strides=None, padding=None, data_format="NDHWC", dilations=None, name=None, filters=None):  # noqa: A002 - TensorFlow's names
@@ -376,7 +388,7 @@ def _pool(value, ksize, strides, padding, data_format, name, kind: str, op: str,
             y = _AVG_POOL[nd](xf, kernel, strides, [a for a, _ in pads], False, False)
         else:
             y = _AVG_POOL[nd](F.pad(xf, _torch_pad(pads)), kernel, strides) * _count_correction(sizes, kernel, strides, pads, x)
-        return named(_from_first(y, last), scope)
+        return named(_from_first(y, last), scope, _TF_TYPES.get(default_name))
 
 
 def _count_correction(sizes, kernel, strides, pads, like: Tensor) -> Tensor:

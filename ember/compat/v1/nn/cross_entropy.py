@@ -85,7 +85,7 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
         )
     with op_scope(name, "SparseSoftmaxCrossEntropyWithLogits") as scope:
         picked = F.gather(F.log_softmax(x, -1), -1, F.unsqueeze(z.to(_dt.int64), -1))
-        return named(F.neg(F.squeeze(picked, -1)), scope)
+        return named(F.neg(F.squeeze(picked, -1)), scope, "SparseSoftmaxCrossEntropyWithLogits")
 
 
 def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
@@ -132,7 +132,7 @@ def l2_loss(t, name=None):
     """
     x = convert(t, "l2_loss", "t")
     with op_scope(name, "L2Loss") as scope:
-        return named(F.mul(F.sum(F.square(x)), 0.5), scope)
+        return named(F.mul(F.sum(F.square(x)), 0.5), scope, "L2Loss")
 
 
 def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):

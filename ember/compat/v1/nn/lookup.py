@@ -12,7 +12,7 @@ from ...._core import dtype as _dt
 from ...._core.tensor import Tensor
 from ....graph.sources import constant
 from ....ops import functional as F
-from ._common import convert, convert_like, named, op_scope, rank_of, static_shape
+from ._common import convert, convert_like, named, op_scope, outputs, rank_of, static_shape
 
 __all__ = ["embedding_lookup", "in_top_k", "relu_layer", "top_k", "xw_plus_b"]
 
@@ -93,7 +93,7 @@ def top_k(input, k=1, sorted=True, name=None):  # noqa: A002 - TensorFlow's name
     with op_scope(name, "TopKV2") as scope:
         values, indices = F.topk(t, int(k), -1, True, bool(sorted))
         values = named(values, scope)
-        return TopKV2(values, indices.to(_dt.int32))
+        return TopKV2(*outputs(values, indices.to(_dt.int32)))
 
 
 def in_top_k(predictions, targets, k, name=None):
@@ -107,7 +107,7 @@ def in_top_k(predictions, targets, k, name=None):
         target = F.gather(p, 1, F.unsqueeze(z.to(_dt.int64), 1))
         above = F.sum(F.gt(p, target).to(_dt.int32), 1)
         result = F.logical_and(F.lt(above, int(k)), F.squeeze(F.isfinite(target), 1))
-        return named(result, scope)
+        return named(result, scope, "InTopKV2")
 
 
 def xw_plus_b(x, weights, biases, name=None):

@@ -10,7 +10,7 @@ import numpy as np
 from ...._core import dtype as _dt
 from ...._core.tensor import Tensor
 from ....ops import functional as F
-from ._common import convert, convert_like, named, op_scope, rank_of, static_shape
+from ._common import convert, convert_like, named, op_scope, outputs, rank_of, static_shape
 
 __all__ = [
     "batch_normalization",
@@ -46,12 +46,12 @@ def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
     keep = bool(keepdims if keepdims is not None else keep_dims)
     t = convert(x, "moments", "x")
     dims = _axes(axes, rank_of(t), "moments")
-    with op_scope(name, "moments") as scope:
+    with op_scope(name, "moments"):
         mean = F.mean(t, dims, True)
         variance = F.mean(F.square(F.sub(t, F.detach(mean))), dims, True)
         if not keep:
             mean, variance = F.squeeze(mean, dims), F.squeeze(variance, dims)
-        return named(mean, f"{scope}mean" if scope else None), named(variance, f"{scope}variance" if scope else None)
+        return outputs(mean, variance)
 
 
 def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
@@ -112,13 +112,13 @@ def fused_batch_norm(
                 f = float(exponential_avg_factor)
                 batch_mean = F.add(F.mul(convert_like(mean, t, op, "mean"), 1.0 - f), F.mul(batch_mean, f))
                 corrected = F.add(F.mul(convert_like(variance, t, op, "variance"), 1.0 - f), F.mul(corrected, f))
-            return named(y, scope), batch_mean, corrected
+            return (named(y, scope), *outputs(batch_mean, corrected))
         if mean is None or variance is None:
             raise ValueError(f"{op}(): inference (is_training=False) needs mean and variance")
         m = convert_like(mean, t, op, "mean")
         v = convert_like(variance, t, op, "variance")
         y = batch_normalization(t, channel(m), channel(v), channel(beta), channel(gamma), epsilon)
-        return named(y, scope), m, v
+        return (named(y, scope), *outputs(m, v))
 
 
 def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
@@ -149,7 +149,7 @@ def lrn(input, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, name=None):  # noq
         for i in range(1, 2 * r + 1):
             sqr_sum = F.add(sqr_sum, padded.narrow(-1, i, depth))
         denom = F.pow(F.add(F.mul(sqr_sum, float(alpha)), float(bias)), float(beta))
-        return named(F.div(t, denom), scope)
+        return named(F.div(t, denom), scope, "LRN")
 
 
 local_response_normalization = lrn
@@ -186,7 +186,7 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
     t = convert(x, "dropout", "x")
     keep = _keep_probability(keep_prob, rate, t)
     if not isinstance(keep, Tensor) and keep == 1.0:
-        return named(t, name)
+        return outputs(t)[0]
     with op_scope(name, "dropout") as scope:
         noise = F.rand_like(t) if noise_shape is None else F.rand([int(d) for d in noise_shape], dtype=t.dtype)
         mask = F.floor(F.add(noise, keep))  # 1 with probability keep_prob, as TensorFlow draws it
@@ -212,7 +212,7 @@ def sufficient_statistics(x, axes, shift=None, keep_dims=None, name=None, keepdi
         else:
             count = convert(np.asarray(np.prod(sizes, dtype=np.int64), t.dtype.numpy_dtype), "sufficient_statistics", "x")
         shifted = t if shift is None else F.sub(t, convert_like(shift, t, "sufficient_statistics", "shift"))
-        return count, F.sum(shifted, dims, keep), F.sum(F.square(shifted), dims, keep), shift
+        return (*outputs(count, F.sum(shifted, dims, keep), F.sum(F.square(shifted), dims, keep)), shift)
 
 
 def normalize_moments(counts, mean_ss, variance_ss, shift, name=None):
@@ -223,7 +223,7 @@ def normalize_moments(counts, mean_ss, variance_ss, shift, name=None):
         shifted_mean = F.mul(m, divisor)
         mean = shifted_mean if shift is None else F.add(shifted_mean, convert_like(shift, m, "normalize_moments", "shift"))
         variance = F.sub(F.mul(convert_like(variance_ss, m, "normalize_moments", "variance_ss"), divisor), F.square(shifted_mean))
-        return mean, variance
+        return outputs(mean, variance)
 
 
 def weighted_moments(x, axes, frequency_weights, name=None, keep_dims=None, keepdims=None):
@@ -239,4 +239,4 @@ def weighted_moments(x, axes, frequency_weights, name=None, keep_dims=None, keep
         variance = F.mul(F.sum(F.mul(w, F.square(F.sub(t, mean))), dims, True), divisor)
         if not keep:
             mean, variance = F.squeeze(mean, dims), F.squeeze(variance, dims)
-        return mean, variance
+        return outputs(mean, variance)
