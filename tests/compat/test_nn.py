@@ -413,6 +413,29 @@ def test_graph_mode_names_and_shapes():
     assert any(op.name.startswith("pool/") for op in g.get_operations())
 
 
+def test_in_a_tensorflow_graph_results_carry_tensorflows_names_and_types():
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, (None, 6, 6, 3), name="x")
+        conv = tf.nn.conv2d(x, np.ones((2, 2, 3, 4), np.float32), [1, 2, 2, 1], "SAME")
+        act = tf.nn.relu(tf.nn.bias_add(conv, np.zeros(4, np.float32)), name="act")
+        pool = tf.nn.avg_pool(act, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
+        loss = tf.nn.l2_loss(pool)
+    assert [t.name for t in (conv, act, pool, loss)] == ["Conv2D:0", "act:0", "AvgPool:0", "L2Loss:0"]
+    assert [t.op.type for t in (conv, pool, loss)] == ["Conv2D", "AvgPool", "L2Loss"]
+    assert type(act) is type(x)  # the graph's tensor class, with TensorFlow's operators
+    assert g.get_tensor_by_name("act:0") is act
+    with tf.Session(graph=g) as s:
+        got = s.run(loss, {x: np.ones((1, 6, 6, 3), np.float32)})
+    assert got == 0.5 * 4 * 4 * 144.0  # every window of the 2x2 SAME average sees 12 inside the image
+
+
+def test_eager_results_are_eager_tensors():
+    y = tf.nn.relu(np.array([-1.0, 2.0], np.float32))
+    assert type(y).__name__ == "EagerTensor" and y.numpy().tolist() == [0.0, 2.0]
+    values, indices = tf.nn.top_k(np.array([1.0, 3.0, 2.0], np.float32), 2)
+    assert type(values).__name__ == "EagerTensor" and type(indices).__name__ == "EagerTensor"
+
+
 GRAD_CASES = {
     "conv2d_same_even": (lambda x, w: tf.nn.conv2d(x, w, [1, 2, 2, 1], "SAME"), [(1, 5, 4, 2), (2, 2, 2, 3)]),
     "conv2d_transpose": (

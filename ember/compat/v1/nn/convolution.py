@@ -387,7 +387,9 @@ def _pool(value, ksize, strides, padding, data_format, name, kind: str, op: str,
         elif all(a == b for a, b in pads):  # ember's count_include_pad=False is TensorFlow's average
             y = _AVG_POOL[nd](xf, kernel, strides, [a for a, _ in pads], False, False)
         else:
-            y = _AVG_POOL[nd](F.pad(xf, _torch_pad(pads)), kernel, strides) * _count_correction(sizes, kernel, strides, pads, x)
+            y = F.mul(
+                _AVG_POOL[nd](F.pad(xf, _torch_pad(pads)), kernel, strides), _count_correction(sizes, kernel, strides, pads, x)
+            )
         return named(_from_first(y, last), scope, _TF_TYPES.get(default_name))
 
 
