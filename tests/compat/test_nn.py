@@ -317,6 +317,21 @@ def test_dropout_keep_prob_placeholder_redraws_each_run():
     np.testing.assert_array_equal(full, np.ones((100, 10)))
 
 
+def test_dropout_follows_the_graph_seed():
+    def masks(seed):
+        with tf.Graph().as_default():
+            tf.set_random_seed(seed)
+            y = tf.nn.dropout(np.ones((8, 8), np.float32), rate=0.5)
+            with tf.Session() as s:
+                return s.run(y), s.run(y)
+
+    first, second = masks(3)
+    again = masks(3)
+    np.testing.assert_array_equal(first, again[0])
+    np.testing.assert_array_equal(second, again[1])
+    assert (first != second).any() and (first != masks(4)[0]).any()
+
+
 # -- lookups ---------------------------------------------------------------------------------------
 
 

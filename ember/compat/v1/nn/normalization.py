@@ -9,7 +9,9 @@ import numpy as np
 
 from ...._core import dtype as _dt
 from ...._core.tensor import Tensor
+from ....graph.graph import in_graph_scope
 from ....ops import functional as F
+from ..random_ops import random_uniform
 from ._common import convert, convert_like, named, op_scope, outputs, rank_of, static_shape
 
 __all__ = [
@@ -178,17 +180,32 @@ def _keep_probability(keep_prob, rate, like: Tensor):
     return 1.0 - rate
 
 
+def _uniform_noise(t: Tensor, noise_shape, seed):
+    """Uniform [0, 1) noise of ``noise_shape`` (default: t's shape). In a graph, where the shape
+    is known when built, it is a ``RandomUniform`` node that follows ``tf.set_random_seed`` and
+    ``seed`` as TensorFlow's ops do; otherwise a draw of ember's generator."""
+    shape = static_shape(t) if noise_shape is None else [None if isinstance(d, Tensor) else int(d) for d in noise_shape]
+    if in_graph_scope() and None not in shape:
+        return random_uniform(shape, dtype=t.dtype, seed=seed)
+    if noise_shape is None:
+        return F.rand_like(t)
+    if None in shape:
+        raise ValueError(f"dropout(): noise_shape must be known when the graph is built, got {list(noise_shape)}")
+    return F.rand(shape, dtype=t.dtype)
+
+
 def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None):
     """Zeroes each element with probability ``rate`` (= 1 - ``keep_prob``; give exactly one) and
     scales the kept ones by 1 / keep_prob. ``keep_prob``/``rate`` may be a tensor (a placeholder
     fed 1.0 at evaluation). ``noise_shape`` broadcasts one draw over dimensions of size 1.
-    ``seed`` is accepted; draws come from ember's generator."""
+    ``seed`` and the graph's seed (``tf.set_random_seed``) fix the draws where the shape is known
+    when the graph is built."""
     t = convert(x, "dropout", "x")
     keep = _keep_probability(keep_prob, rate, t)
     if not isinstance(keep, Tensor) and keep == 1.0:
         return outputs(t)[0]
     with op_scope(name, "dropout") as scope:
-        noise = F.rand_like(t) if noise_shape is None else F.rand([int(d) for d in noise_shape], dtype=t.dtype)
+        noise = _uniform_noise(t, noise_shape, seed)
         mask = F.floor(F.add(noise, keep))  # 1 with probability keep_prob, as TensorFlow draws it
         return named(F.mul(F.div(t, keep), mask), scope)
 
