@@ -245,7 +245,9 @@ def test_summary_needs_a_graph():
 
 
 def _events(path):
-    return [Event.FromString(r) for r in S.read_records(path)]
+    events = [Event.FromString(r) for r in S.read_records(path)]
+    assert list(S.summary_iterator(path)) == events
+    return events
 
 
 def test_file_writer_add_summary_and_friends(tmp_path):
