@@ -19,7 +19,7 @@ import functools
 import numpy as np
 
 from .._core import dtype as _dt
-from .._core.tensor import Tensor
+from .._core.tensor import Tensor, tensor
 from ..dispatch.interpreter import EAGER, interpreter_scope
 from ..interop.numpy import from_numpy
 from .errors import InvalidArgumentError, OpError
@@ -334,7 +334,8 @@ def _feed_target(graph: Graph, key) -> GraphTensor:
 def _feed_value(t: GraphTensor, value) -> Tensor:
     """A fed value as an ember tensor of the tensor's dtype, its shape checked."""
     dtype = t._dtype
-    if type(value) is np.ndarray and value.dtype == dtype.numpy_dtype and value.flags.c_contiguous and value.flags.writeable:
+    if (type(value) is np.ndarray and value.dtype == dtype.numpy_dtype and value.flags.c_contiguous and value.flags.writeable
+            and dtype is not _dt.string):
         x = from_numpy(value)  # the common case: no conversion, no copy
     elif isinstance(value, GraphTensor):
         raise TypeError(
@@ -343,9 +344,14 @@ def _feed_value(t: GraphTensor, value) -> Tensor:
         )
     elif isinstance(value, Tensor):
         x = value if value._dtype is dtype else value.to(dtype)
+    elif dtype is _dt.string:  # str and bytes, nested in lists or NumPy arrays: encoded as ember.tensor does
+        try:
+            x = tensor(value, dtype=dtype)
+        except (TypeError, ValueError) as error:
+            raise TypeError(f"Cannot feed value {value!r} for Tensor {t.name!r} of dtype {dtype.name}: {error}") from None
     else:
         try:
-            array = np.asarray(value, dtype=dtype.numpy_dtype if dtype is not _dt.string else object)
+            array = np.asarray(value, dtype=dtype.numpy_dtype)
         except (TypeError, ValueError) as error:
             raise TypeError(f"Cannot feed value {value!r} for Tensor {t.name!r} of dtype {dtype.name}: {error}") from None
         x = from_numpy(array if array.flags.writeable else array.copy())

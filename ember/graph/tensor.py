@@ -19,7 +19,7 @@ from .._core.device import CPU
 from .._core.shape import contiguous_strides
 from .._core.storage import Storage
 from .._core.tensor import Tensor
-from .symbolic import TensorShape, as_shape
+from .symbolic import TensorShape, as_shape, probe_shape
 
 __all__ = ["GraphTensor", "SymbolicStorage", "is_symbolic_tensor", "symbolic_storage"]
 
@@ -110,7 +110,16 @@ class GraphTensor(Tensor):
         """Refine the static shape with what the caller knows (TensorFlow's merge)."""
         new = self._static.merge_with(as_shape(shape))
         if new.rank is not None and self._static.rank is None:
-            raise ValueError(f"set_shape(): {self.name} has an unknown rank; ember cannot give it a rank after it was built")
+            if self.consumers():  # their rules ran on the rank-less stand-in: they would not match
+                raise ValueError(
+                    f"set_shape(): {self.name} has an unknown rank and is already used by {self.consumers()[0].name}; "
+                    f"give it its shape before using it"
+                )
+            self._static = new
+            self._shape = probe_shape(new)
+            self._stride = contiguous_strides(self._shape)
+            self._storage = symbolic_storage(self._shape, self._dtype, self.name)
+            return
         self._static = new
         self._shape = tuple(s if new_d is None else new_d for s, new_d in zip(self._shape, new._dims or (), strict=False)) or self._shape
         self._stride = contiguous_strides(self._shape)

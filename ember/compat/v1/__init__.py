@@ -51,6 +51,7 @@ from ...graph import (
 )
 from ...graph.errors import OpError
 from ...graph.proto import Event, HistogramProto, LogMessage, RunMetadata, RunOptions, SessionLog, Summary, SummaryMetadata
+from ...graph.py_func import numpy_function, py_func
 from . import experimental, gfile, summary
 from .config import ConfigProto, GPUOptions, GraphOptions, OptimizerOptions
 from .framework import (
