@@ -38,27 +38,24 @@ from ...graph import (
     errors,
     get_default_graph,
     get_default_session,
-    global_variables,
     global_variables_initializer,
-    gradients,
     group,
     identity,
     no_op,
     placeholder,
     placeholder_with_default,
-    trainable_variables,
     variables_initializer,
 )
 from ...graph.errors import OpError
 from ...graph.proto import Event, HistogramProto, LogMessage, RunMetadata, RunOptions, SessionLog, Summary, SummaryMetadata
 from ...graph.py_func import numpy_function, py_func
-from . import experimental, gfile, summary
+from . import experimental, gfile, initializers, random, summary, train
+from .clip_ops import clip_by_global_norm, clip_by_norm, clip_by_value, global_norm
 from .config import ConfigProto, GPUOptions, GraphOptions, OptimizerOptions
 from .framework import (
     EagerTensor,
     Graph,
     Tensor,
-    Variable,
     constant,
     convert_to_tensor,
     device,
@@ -70,7 +67,44 @@ from .framework import (
     name_scope,
     reset_default_graph,
 )
+from .gradients_impl import UnconnectedGradients, gradients, hessians
+from .initializers import (
+    constant_initializer,
+    glorot_normal_initializer,
+    glorot_uniform_initializer,
+    identity_initializer,
+    ones_initializer,
+    orthogonal_initializer,
+    random_normal_initializer,
+    random_uniform_initializer,
+    truncated_normal_initializer,
+    variance_scaling_initializer,
+    zeros_initializer,
+)
 from .platform import app, flags, logging
+from .random_ops import get_seed, multinomial, random_normal, random_shuffle, random_uniform, set_random_seed, truncated_normal
+from .variable_scope import AUTO_REUSE, VariableScope, get_local_variable, get_variable, get_variable_scope, variable_scope
+from .variables import (
+    GraphKeys,
+    Variable,
+    VariableV1,
+    add_to_collection,
+    add_to_collections,
+    all_variables,
+    get_collection,
+    get_collection_ref,
+    global_variables,
+    initialize_all_variables,
+    initialize_local_variables,
+    initialize_variables,
+    is_variable_initialized,
+    local_variables,
+    local_variables_initializer,
+    model_variables,
+    moving_average_variables,
+    report_uninitialized_variables,
+    trainable_variables,
+)
 
 bool = bool_  # noqa: A001 - TensorFlow's name
 half = float16
