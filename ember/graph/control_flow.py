@@ -433,7 +433,7 @@ def loop_frames(op, session, loop_vars: list, extra: list, max_iter, record: lis
     """Run a ``While`` node's loop from ``loop_vars`` (captured values ``extra``); with ``record``,
     append each iteration's loop variables to it. The final loop variables."""
     cond_g, body_g = op.attrs["cond"], op.attrs["body"]
-    shapes = op.attrs["output_shapes"]
+    known = [shape.dims for shape in op.attrs["output_shapes"]]  # None: any rank
     count = 0
     while max_iter is None or count < max_iter:
         if not _truth(run_function(cond_g, session, loop_vars + extra)[0], op):
@@ -441,12 +441,14 @@ def loop_frames(op, session, loop_vars: list, extra: list, max_iter, record: lis
         if record is not None:
             record.append(loop_vars)
         loop_vars = run_function(body_g, session, loop_vars + extra)
-        for t, shape in zip(loop_vars, shapes, strict=True):
-            if not shape.is_compatible_with(TensorShape(tuple(t._shape))):
+        for t, dims in zip(loop_vars, known, strict=True):
+            if dims is not None and (
+                len(t._shape) != len(dims) or any(d is not None and d != n for d, n in zip(dims, t._shape, strict=True))
+            ):
                 raise InvalidArgumentError(
                     None,
                     op,
-                    f"{op.name}: a loop variable has shape {list(t._shape)} after an iteration, outside its shape invariant {shape}",
+                    f"{op.name}: a loop variable has shape {list(t._shape)} after an iteration, outside its shape invariant {TensorShape(dims)}",
                 )
         count += 1
     return loop_vars
