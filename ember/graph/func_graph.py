@@ -178,7 +178,7 @@ def run_function(fg: FuncGraph, session, args: list) -> list:
     array plan when every input's shape is known (one plan for all runs: a loop body runs it
     every iteration), else node by node."""
     plan = fg.plan()
-    if fg.static_inputs:
+    if fg.static_inputs and getattr(session, "_specialize", True):  # Session(specialize=False): node by node
         runner = specialize(plan, args)
         if runner is not None:
             return runner.run(session, args)

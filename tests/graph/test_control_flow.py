@@ -115,7 +115,7 @@ def test_cond_survives_the_passes_and_exports():
         c = ember.constant(np.ones(3, np.float32))
         y = cf.cond(x.sum() > 0, lambda: (x + c * 2.0) * 1.0, lambda: (x + c * 2.0) * 1.0) + (x + c * 2.0)
     for optimize in (True, False):
-        s = ember.Session(graph=g, optimize=optimize)
+        s = ember.Session(graph=g, optimize=optimize, specialize=optimize)
         np.testing.assert_allclose(s.run(y, {x: [1.0, 2.0, 3.0]}), [6.0, 8.0, 10.0])
     nodes = {n.name: n for n in g.as_graph_def().node}
     assert nodes["cond"].op == "If" and nodes["cond"].attr["then_branch"].func.name == "cond_true"
