@@ -470,3 +470,35 @@ def test_cond_branches_returning_operations():
         assert s.run(r, {p: True}) and s.run(v) == 2.0
         s.run(r, {p: False})
         assert s.run(v) == 2.0
+
+
+def test_while_loop_gradient_with_maximum_iterations():
+    with ember.Graph().as_default() as g:
+        x = ember.placeholder(ember.float64, shape=(2,))
+        n = ember.placeholder(ember.int64, shape=())
+        r = cf.while_loop(lambda a: a.sum() < 100.0, lambda a: a * 1.5 + 1.0, [x], maximum_iterations=n)
+        y = (r * r).sum()
+        (dx,) = ember.gradients(y, [x])
+    s = ember.Session(graph=g)
+    x0 = np.array([0.5, 1.0])
+    for steps in (0, 2, 50):  # 50: the condition stops it first
+        expect = _numeric_grad(lambda v, steps=steps: float(s.run(y, {x: v, n: steps})), x0)
+        np.testing.assert_allclose(s.run(dx, {x: x0, n: steps}), expect, rtol=1e-6)
+
+
+def test_control_dependency_on_an_outer_op_inside_a_branch_is_hoisted():
+    with ember.Graph().as_default() as g:
+        v = ember.Variable(0.0)
+        p = ember.placeholder(ember.bool, shape=())
+        bump = ember.assign_add(v, 1.0)
+
+        def branch():
+            with ember.control_dependencies([bump]):
+                return ember.constant(2.0)
+
+        r = cf.cond(p, branch, lambda: ember.constant(3.0))
+        init = ember.global_variables_initializer()
+    assert bump.op in r.op.control_inputs
+    with ember.Session(graph=g) as s:
+        s.run(init)
+        assert s.run(r, {p: False}) == 3.0 and s.run(v) == 1.0  # the node depends on it, whichever branch runs
