@@ -7,7 +7,8 @@ eager mode. See ``docs/architecture.md`` (graph mode) for the journey.
 The package is built in floors; a module imports only from the floors below it:
 
 1. ``symbolic.py`` (partial shapes), ``elementwise.py`` (which primitives are elementwise),
-   ``export.py`` + ``proto/`` (GraphDef and DOT of a graph, read through its attributes);
+   ``export.py`` + ``proto/`` (GraphDef and DOT of a graph, read through its attributes),
+   ``errors.py`` (TensorFlow's error classes), ``gfile.py`` (its file API, local paths);
 2. the IR and recording: ``tensor.py`` (GraphTensor, the values), ``lazy.py`` (the lazy
    interpreter, which records into any graph it is given), ``graph.py`` (Operation, Graph,
    names and scopes, the default graph and the default session; ``as_default`` installs the
@@ -18,18 +19,25 @@ The package is built in floors; a module imports only from the floors below it:
 4. ``passes/``: graph rewrites (the fusion pass makes ``run/fused.py`` programs);
 5. ``gradients.py``, then ``func_graph.py`` (the sub-graphs control flow nodes hold),
    ``flow_ops.py`` (stop_gradient, Print, Assert), ``control_flow.py`` (cond, case,
-   while_loop) and ``control_flow_grad.py`` (their gradients), then ``session.py`` (Session and its feed/fetch conversion registry),
+   while_loop) and ``control_flow_grad.py`` (their gradients), ``run_metadata.py`` (RunOptions
+   traces and deadlines), then ``session.py`` (Session and its feed/fetch conversion registry),
    then ``compile.py`` (``ember.compile``);
-6. ``train.py``, ``summary.py``.
+6. ``train/``; ``py_func.py`` (Python functions as nodes); ``summary_encode.py`` (histograms,
+   PNG, WAV), ``summary_ops.py`` (summary nodes and their kernels), ``summary.py``
+   (FileWriter and ``tf.summary``); ``gfile.py``.
 """
 
 from . import (
     control_flow_grad as control_flow_grad,  # registers the gradients of If and While
+    errors,
+    gfile,
+    py_func,
     summary,
     train,
 )
 from .compile import CompiledFunction, compile  # noqa: A004 - ember.compile, as torch.compile
 from .control_flow import case, cond, while_loop
+from .errors import FailedPreconditionError
 from .export import to_dot, write_graph
 from .flow_ops import stop_gradient
 from .gradients import gradients
@@ -43,7 +51,6 @@ from .graph import (
     reset_default_graph,
 )
 from .passes import optimize
-from .run.plan import FailedPreconditionError
 from .session import InteractiveSession, Session, register_session_run_conversion_functions
 from .sources import (
     Variable,
@@ -82,6 +89,9 @@ __all__ = [
     "cond",
     "constant",
     "control_dependencies",
+    "errors",
+    "gfile",
+    "py_func",
     "get_default_graph",
     "get_default_session",
     "global_variables",

@@ -16,10 +16,11 @@ from __future__ import annotations
 from .._core import dtype as _dt
 from .._core.tensor import Tensor
 from ..dispatch.interpreter import EAGER, interpreter_scope
+from .errors import InvalidArgumentError
 from .flow_ops import assert_at_most_one_true
 from .func_graph import FuncGraph, run_function
 from .graph import Operation, get_default_graph
-from .run.plan import InvalidArgumentError, register_executor
+from .run.plan import register_executor
 from .sources import constant
 from .symbolic import TensorShape, as_shape, probe_shape
 from .tensor import GraphTensor

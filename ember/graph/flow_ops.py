@@ -18,9 +18,10 @@ import numpy as np
 from .._core import dtype as _dt
 from .._core.tensor import Tensor
 from ..ops import functional as F
+from .errors import InvalidArgumentError
 from .gradients import register_gradient
 from .graph import Operation, get_default_graph
-from .run.plan import InvalidArgumentError, register_executor
+from .run.plan import register_executor
 from .sources import constant, group, identity
 from .tensor import GraphTensor
 
