@@ -5,7 +5,7 @@ import pytest
 
 import ember
 from ember.graph import control_flow as cf, flow_ops as fo
-from ember.graph.run.plan import InvalidArgumentError
+from ember.graph.errors import InvalidArgumentError
 
 
 def _numeric_grad(f, x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
