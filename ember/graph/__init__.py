@@ -22,7 +22,7 @@ The package is built in floors; a module imports only from the floors below it:
    while_loop) and ``control_flow_grad.py`` (their gradients), ``run_metadata.py`` (RunOptions
    traces and deadlines), then ``session.py`` (Session and its feed/fetch conversion registry),
    then ``compile.py`` (``ember.compile``);
-6. ``train/``; ``py_func.py`` (Python functions as nodes); ``summary_encode.py`` (histograms,
+6. ``train/`` (optimizers, global step, learning-rate schedules); ``py_func.py`` (Python functions as nodes); ``summary_encode.py`` (histograms,
    PNG, WAV), ``summary_ops.py`` (summary nodes and their kernels), ``summary.py``
    (FileWriter and ``tf.summary``); ``gfile.py``.
 """

@@ -338,8 +338,30 @@ class Graph:
     def add_to_collection(self, name: str, value) -> None:
         self._collections.setdefault(name, []).append(value)
 
-    def get_collection(self, name: str) -> list:
-        return list(self._collections.get(name, ()))
+    def add_to_collections(self, names, value) -> None:
+        """``value`` added to each collection of ``names`` (one name, or an iterable, each once)."""
+        names = (names,) if isinstance(names, str) else set(names)
+        for name in names:
+            self.add_to_collection(name, value)
+
+    def get_collection(self, name: str, scope: str | None = None) -> list:
+        """A copy of the collection; with ``scope``, only the items whose ``name`` starts with a
+        match of that regular expression (items without a name are left out)."""
+        items = self._collections.get(name, ())
+        if scope is None:
+            return list(items)
+        pattern = re.compile(scope)
+        return [item for item in items if isinstance(getattr(item, "name", None), str) and pattern.match(item.name)]
+
+    def get_collection_ref(self, name: str) -> list:
+        """The collection's list itself (created empty if absent): changes to it change the graph's."""
+        return self._collections.setdefault(name, [])
+
+    def get_all_collection_keys(self) -> list:
+        return [name for name, items in self._collections.items() if items is not None]
+
+    def clear_collection(self, name: str) -> None:
+        self._collections.pop(name, None)
 
     # -- state ------------------------------------------------------------------------------
 

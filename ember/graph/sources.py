@@ -145,17 +145,21 @@ class Variable(GraphTensor):
 
     __slots__ = ("_initial_value", "_initializer", "_read", "trainable")
 
-    def __new__(cls, initial_value=None, trainable: bool = True, name: str | None = None, dtype=None, validate_shape: bool = True):
+    def __new__(cls, initial_value=None, trainable: bool = True, name: str | None = None, dtype=None, validate_shape: bool = True,
+                collections=None):  # fmt: skip
         if initial_value is None:
             raise ValueError("Variable(): initial_value must be specified.")
+        if collections is not None and not isinstance(collections, (list, tuple, set)):
+            raise ValueError(f"collections argument to Variable constructor must be a list, tuple, or set. Got {collections} of type {type(collections)}")
         graph = _graph_for("Variable")
         dtype = None if dtype is None else _dt.as_dtype(dtype, op="Variable", arg="dtype")
         with graph.name_scope(name or "Variable") as scope:
+            if callable(initial_value):  # an initializer's nodes go under <name>/Initializer, as TensorFlow's
+                with graph.name_scope("Initializer"):
+                    initial_value = initial_value()
             if isinstance(initial_value, GraphTensor):
                 init = initial_value if dtype is None or initial_value._dtype is dtype else initial_value.to(dtype)
             else:
-                if callable(initial_value):
-                    initial_value = initial_value()
                 init = constant(initial_value, dtype=dtype, name="initial_value")
             static = init._static if validate_shape else TensorShape(None)
             if validate_shape and not static.is_fully_defined():
@@ -171,9 +175,10 @@ class Variable(GraphTensor):
                 if self._initializer not in t.op._consumers:
                     t.op._consumers.append(self._initializer)
             self._read = identity(self, name="read")
-        graph.add_to_collection(GLOBAL_VARIABLES, self)
-        if self.trainable:
-            graph.add_to_collection(TRAINABLE_VARIABLES, self)
+        collections = [GLOBAL_VARIABLES] if collections is None else list(collections)
+        if self.trainable and TRAINABLE_VARIABLES not in collections:
+            collections.append(TRAINABLE_VARIABLES)
+        graph.add_to_collections(collections, self)
         return self
 
     def __init__(self, *args, **kwargs) -> None:

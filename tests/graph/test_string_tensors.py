@@ -68,7 +68,7 @@ def test_compare_and_select_in_a_graph():
         p = ember.placeholder(ember.string, shape=[3])
         eq, ne, to_str = c == "a", ember.ne(c, p), c != b""
         picked = ember.where(eq, c, p)
-        assert repr(eq) == 'Tensor("eq:0", shape=(3,), dtype=bool)' and picked.dtype is ember.string
+        assert repr(eq) == 'Tensor("Equal:0", shape=(3,), dtype=bool)' and picked.dtype is ember.string
         with ember.Session() as sess:
             values = sess.run([eq, ne, to_str, picked], {p: ["a", "x", ""]})
         assert [as_list(v) for v in values] == [

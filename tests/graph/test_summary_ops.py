@@ -383,5 +383,5 @@ def test_register_graph_kernel_checks():
 
     with pytest.raises(TypeError, match="kernel must be callable"):
         register_graph_kernel("Whatever", 3)
-    with pytest.raises(ValueError, match="'ScalarSummary' already has a kernel"):
+    with pytest.raises(ValueError, match="'ScalarSummary' already has an executor"):
         register_graph_kernel("ScalarSummary", lambda op, inputs: ())

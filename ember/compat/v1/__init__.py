@@ -38,7 +38,6 @@ from ...graph import (
     errors,
     get_default_graph,
     get_default_session,
-    global_variables,
     global_variables_initializer,
     gradients,
     group,
@@ -46,7 +45,6 @@ from ...graph import (
     no_op,
     placeholder,
     placeholder_with_default,
-    trainable_variables,
     variables_initializer,
 )
 from ...graph.errors import OpError
@@ -58,7 +56,6 @@ from .framework import (
     EagerTensor,
     Graph,
     Tensor,
-    Variable,
     constant,
     convert_to_tensor,
     device,
@@ -75,3 +72,41 @@ from .platform import app, flags, logging
 bool = bool_  # noqa: A001 - TensorFlow's name
 half = float16
 double = float64
+from . import initializers, random, train
+from .clip_ops import clip_by_global_norm, clip_by_norm, clip_by_value, global_norm
+from .initializers import (
+    constant_initializer,
+    glorot_normal_initializer,
+    glorot_uniform_initializer,
+    identity_initializer,
+    ones_initializer,
+    orthogonal_initializer,
+    random_normal_initializer,
+    random_uniform_initializer,
+    truncated_normal_initializer,
+    variance_scaling_initializer,
+    zeros_initializer,
+)
+from .random_ops import get_seed, multinomial, random_normal, random_shuffle, random_uniform, set_random_seed, truncated_normal
+from .variable_scope import AUTO_REUSE, VariableScope, get_local_variable, get_variable, get_variable_scope, variable_scope
+from .variables import (
+    GraphKeys,
+    Variable,
+    VariableV1,
+    add_to_collection,
+    add_to_collections,
+    all_variables,
+    get_collection,
+    get_collection_ref,
+    global_variables,
+    initialize_all_variables,
+    initialize_local_variables,
+    initialize_variables,
+    is_variable_initialized,
+    local_variables,
+    local_variables_initializer,
+    model_variables,
+    moving_average_variables,
+    report_uninitialized_variables,
+    trainable_variables,
+)

@@ -16,6 +16,10 @@ from __future__ import annotations
 import heapq
 import time
 
+import numpy as np
+
+from ..._core.dtype import string
+from ..._core.tensor import tensor
 from ...dispatch.interpreter import EAGER
 from ..errors import FailedPreconditionError
 from ..symbolic import SymInt, evaluate, has_symbols
@@ -26,6 +30,8 @@ __all__ = [
 ]
 
 _WRITES = {"Assign", "AssignAdd", "AssignSub"}
+# nodes that ask whether their input variables hold a value: they never read the values
+_QUERIES = {"IsVariableInitialized", "ReportUninitializedVariables"}
 
 # Graph-only node types defined above this floor (control flow, summaries, PyFunc, Print, Assert):
 # type -> run(step, values, session) (see register_executor and register_graph_kernel)
@@ -173,6 +179,10 @@ class Plan:
             outs = tuple(slot(t) for t in op.outputs)
             kind = op.kind if op.op_expr is None else "primitive"
             step = Step(op, kind, ins, outs)
+            if kind in _QUERIES:
+                step.var = tuple(origin.get(t._op, t._op) for t in op.inputs)
+                self.steps.append(step)
+                continue
             step.reads = tuple((s, variables[s]) for s in (ins[1:] if kind in _WRITES else ins) if s in variables)
             if kind in _WRITES:
                 step.var = origin.get(op.inputs[0]._op, op.inputs[0]._op)
@@ -313,6 +323,11 @@ def _run_graph_op(step: Step, values: list, variables: dict, session=None) -> No
         values[step.outs[0]] = values[step.ins[0]]
     elif kind == "NoOp":
         pass
+    elif kind == "IsVariableInitialized":
+        values[step.outs[0]] = tensor(step.var[0] in variables)
+    elif kind == "ReportUninitializedVariables":
+        names = [var.name for var in step.var if var not in variables]
+        values[step.outs[0]] = tensor(np.array(names, dtype=object).reshape(len(names)), dtype=string)
     elif kind == "Placeholder":
         raise RuntimeError(f"placeholder {op.name} reached without a feed")  # Session checks feeds first
     elif kind == "Fused":
