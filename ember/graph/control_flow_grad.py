@@ -12,8 +12,8 @@ an ``Assign`` on the path gives its value, a ``Print`` its input, without the ef
 
 - ``If``: the gradient is another ``If`` on the same predicate whose branches are the two
   gradient functions: the taken branch's inputs get its gradient, the others zeros.
-- ``While``: a ``WhileGrad`` node replays the loop from its initial values, saving each
-  iteration's loop variables, then runs the body's gradient function over the saved iterations
+- ``While``: a ``WhileGrad`` node replays the loop from its initial values (copies of the
+  condition and body without their prints and asserts), saving each iteration's loop variables, then runs the body's gradient function over the saved iterations
   in reverse, summing the captured tensors' gradients. A body with side effects (assignments,
   nested loops or conds that assign) cannot be replayed and is refused, as are random ops; so is
   a second derivative of a loop.
@@ -96,13 +96,7 @@ def grad_function(fg: FuncGraph, outer: Graph, diff_outputs: list, wrt: list, na
     of a recomputation, or of another branch: placeholders never read); outputs the gradients of
     the inputs at positions ``wrt``."""
     gfg = FuncGraph(name, outer)
-    mapped: dict = {}
-    for t in fg.inputs:
-        ph = Graph.create_op(
-            gfg, "Placeholder", (), {"dtype": t._dtype, "shape": t._static}, [(t._shape, t._static, t._dtype)], name="input"
-        )
-        gfg.inputs.append(ph.outputs[0])
-        mapped[id(t)] = ph.outputs[0]
+    mapped = _same_inputs(fg, gfg)
     ys_fwd = [fg.outputs[k] for k in diff_outputs]
     kept: dict = {}
     grad_ys = [gfg.add_input(y._dtype, y._static, name="grad") for y in ys_fwd]
@@ -125,6 +119,31 @@ def grad_function(fg: FuncGraph, outer: Graph, diff_outputs: list, wrt: list, na
     with gfg.as_default():
         gfg.outputs = [F.zeros_like(x) if g is None else g for g, x in zip(grads, xs, strict=True)]
     return gfg
+
+
+def _same_inputs(fg: FuncGraph, new: FuncGraph) -> dict:
+    """Give ``new`` placeholders like ``fg``'s inputs (the same sizes, known or not); the map."""
+    mapped: dict = {}
+    for t in fg.inputs:
+        ph = Graph.create_op(
+            new, "Placeholder", (), {"dtype": t._dtype, "shape": t._static}, [(t._shape, t._static, t._dtype)], name="input"
+        )
+        new.inputs.append(ph.outputs[0])
+        mapped[id(t)] = ph.outputs[0]
+    return mapped
+
+
+def replay_function(fg: FuncGraph, outer: Graph, name: str) -> FuncGraph:
+    """``fg`` without what does not make its outputs (prints, asserts; a ``Print`` gives its input):
+    what a gradient's replay of a loop runs, so the forward's prints and checks happen once."""
+    rfg = FuncGraph(name, outer)
+    mapped = _same_inputs(fg, rfg)
+    with rfg.as_default():
+        for op in _needed(fg, fg.outputs):
+            if not (op.outputs and id(op.outputs[0]) in mapped):
+                _copy_op(rfg, fg, op, mapped, f"the replay of {fg.name!r}")
+    rfg.outputs = [mapped[id(t)] for t in fg.outputs]
+    return rfg
 
 
 def _replay(gfg: FuncGraph, op, mapped: dict, kept: dict) -> None:
@@ -257,6 +276,9 @@ def _while_grad(op, grads, needs):
     )
     given = [k for k in diff if grads[k] is not None]
     grad_attrs = dict(attrs)
+    base = op.name.replace("/", "_")
+    grad_attrs.update({"cond": replay_function(attrs["cond"], op.graph, f"{base}_cond_replay")})
+    grad_attrs.update({"body": replay_function(attrs["body"], op.graph, f"{base}_body_replay")})
     grad_attrs.update({"body_grad": body_grad, "diff": tuple(diff), "cap_diff": tuple(cap_diff), "given": tuple(given)})
     wanted = [op.inputs[k] for k in diff] + [op.inputs[n + j] for j in cap_diff]
     outs = [(probe_shape(t._static), t._static, t._dtype) for t in wanted]

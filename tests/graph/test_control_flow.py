@@ -502,3 +502,12 @@ def test_control_dependency_on_an_outer_op_inside_a_branch_is_hoisted():
     with ember.Session(graph=g) as s:
         s.run(init)
         assert s.run(r, {p: False}) == 3.0 and s.run(v) == 1.0  # the node depends on it, whichever branch runs
+
+
+def test_while_loop_gradient_replay_does_not_print_again(capsys):
+    with ember.Graph().as_default() as g:
+        x = ember.placeholder(ember.float64, shape=())
+        r = cf.while_loop(lambda a: a < 10.0, lambda a: fo.Print(a * 2.0, ["step"]), [x])
+        (dx,) = ember.gradients(r, [x])
+    assert ember.Session(graph=g).run(dx, {x: 3.0}) == 4.0  # 3 -> 6 -> 12: two doublings
+    assert capsys.readouterr().err == "[step]\n[step]\n"
