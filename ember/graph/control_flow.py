@@ -25,7 +25,7 @@ from .sources import constant
 from .symbolic import TensorShape, as_shape, probe_shape
 from .tensor import GraphTensor
 
-__all__ = ["case", "cond", "flatten", "pack_sequence_as", "while_loop"]
+__all__ = ["LoopHistory", "case", "cond", "flatten", "pack_sequence_as", "while_loop"]
 
 
 # -- nested structures (TensorFlow's nest: lists, tuples, namedtuples, dicts by sorted key) -------
@@ -462,10 +462,24 @@ def _run_while(step, values: list, session) -> None:
     max_iter = None
     if op.attrs["has_maximum_iterations"]:
         max_iter = int(ins.pop()._host_array()[()])
+    record = [] if "history_output" in op.attrs else None  # a gradient reads each iteration's values
     with interpreter_scope(EAGER):
-        results = loop_frames(op, session, ins[:n], ins[n:], max_iter)
-    for s, r in zip(step.outs, results, strict=True):
+        results = loop_frames(op, session, ins[:n], ins[n:], max_iter, record=record)
+    for s, r in zip(step.outs[:n], results, strict=True):
         values[s] = r
+    if record is not None:
+        values[step.outs[op.attrs["history_output"]]] = LoopHistory(record, results)
+
+
+class LoopHistory:
+    """The value of a ``While`` node's history output: the loop variables each iteration started
+    from, and the final ones (what the gradient, ``WhileGrad``, runs the body's gradient over)."""
+
+    __slots__ = ("final", "iterations")
+
+    def __init__(self, iterations: list, final: list) -> None:
+        self.iterations = iterations
+        self.final = final
 
 
 register_executor("If", _run_if)

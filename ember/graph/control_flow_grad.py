@@ -12,19 +12,20 @@ an ``Assign`` on the path gives its value, a ``Print`` its input, without the ef
 
 - ``If``: the gradient is another ``If`` on the same predicate whose branches are the two
   gradient functions: the taken branch's inputs get its gradient, the others zeros.
-- ``While``: a ``WhileGrad`` node replays the loop from its initial values (copies of the
-  condition and body without their prints and asserts), saving each iteration's loop variables, then runs the body's gradient function over the saved iterations
-  in reverse, summing the captured tensors' gradients. A body with side effects (assignments,
-  nested loops or conds that assign) cannot be replayed and is refused, as are random ops; so is
-  a second derivative of a loop.
+- ``While``: once differentiated, the node gets a history output: each run records the loop
+  variables every iteration started from (TensorFlow 1 pushes them on stacks). A ``WhileGrad``
+  node runs the body's gradient function over the recorded iterations in reverse, summing the
+  captured tensors' gradients. A body that assigns variables or draws random values (itself or
+  in nested control flow) is refused: its recomputed iterations would differ from the recorded
+  ones; so is a second derivative of a loop.
 """
 
 from __future__ import annotations
 
+from .._core import dtype as _dt
 from ..dispatch.interpreter import EAGER, interpreter_scope
 from ..ops import functional as F
 from ..ops.random import RANDOM_OPS
-from .control_flow import loop_frames
 from .func_graph import FuncGraph, run_function
 from .gradients import _GraphContext, gradients, register_gradient
 from .graph import Graph
@@ -133,19 +134,6 @@ def _same_inputs(fg: FuncGraph, new: FuncGraph) -> dict:
     return mapped
 
 
-def replay_function(fg: FuncGraph, outer: Graph, name: str) -> FuncGraph:
-    """``fg`` without what does not make its outputs (prints, asserts; a ``Print`` gives its input):
-    what a gradient's replay of a loop runs, so the forward's prints and checks happen once."""
-    rfg = FuncGraph(name, outer)
-    mapped = _same_inputs(fg, rfg)
-    with rfg.as_default():
-        for op in _needed(fg, fg.outputs):
-            if not (op.outputs and id(op.outputs[0]) in mapped):
-                _copy_op(rfg, fg, op, mapped, f"the replay of {fg.name!r}")
-    rfg.outputs = [mapped[id(t)] for t in fg.outputs]
-    return rfg
-
-
 def _replay(gfg: FuncGraph, op, mapped: dict, kept: dict) -> None:
     """A random op of the forward branch in its gradient function: its values are the ones the
     forward drew (``kept``); when its inputs want gradients, a ``RandomReplay`` node gives those
@@ -219,16 +207,29 @@ def _expose(op, fg: FuncGraph, tensors: list) -> list:
     return out
 
 
-def _check_replayable(fg: FuncGraph, loop: str) -> None:
+def _check_loop_body(fg: FuncGraph, loop: str) -> None:
+    """Refuse a loop whose body's gradient the saved loop variables do not determine."""
     for op in fg.get_operations():
         if op.type in _EFFECTS or _is_random(op):
             raise NotImplementedError(
-                f"gradients(): the gradient of while_loop {loop!r} replays the loop, and its body runs {op.name} ({op.type}), "
-                "whose effect or random draw a replay would change; gradients of such loops are not supported"
+                f"gradients(): while_loop {loop!r} runs {op.name} ({op.type}) in its body; its gradient recomputes each "
+                "iteration from the saved loop variables, which a variable's assignment or a random draw would change; "
+                "gradients of such loops are not supported"
             )
         for value in op.attrs.values():
             if isinstance(value, FuncGraph):
-                _check_replayable(value, loop)
+                _check_loop_body(value, loop)
+
+
+def _history(op) -> GraphTensor:
+    """The ``While`` node's history output (added once): its value is the run's ``LoopHistory``."""
+    position = op.attrs.get("history_output")
+    if position is None:
+        position = len(op.outputs)
+        op.outputs = (*op.outputs, GraphTensor._make(op, position, (), TensorShape([]), _dt.int64))
+        op.attrs["history_output"] = position
+        op.graph.version += 1
+    return op.outputs[position]
 
 
 @register_gradient("If")
@@ -269,20 +270,22 @@ def _while_grad(op, grads, needs):
     cap_diff = [j for j in range(n_caps) if needs[n + j]]
     if not diff or not (any(needs[k] for k in diff) or cap_diff) or all(grads[k] is None for k in diff):
         return (None,) * len(op.inputs)
-    _check_replayable(attrs["cond"], op.name)
-    _check_replayable(attrs["body"], op.name)
+    _check_loop_body(attrs["body"], op.name)
     body_grad = grad_function(
         attrs["body"], op.graph, diff, diff + [n + j for j in cap_diff], f"{op.name.replace('/', '_')}_body_grad"
     )
     given = [k for k in diff if grads[k] is not None]
-    grad_attrs = dict(attrs)
-    base = op.name.replace("/", "_")
-    grad_attrs.update({"cond": replay_function(attrs["cond"], op.graph, f"{base}_cond_replay")})
-    grad_attrs.update({"body": replay_function(attrs["body"], op.graph, f"{base}_body_replay")})
-    grad_attrs.update({"body_grad": body_grad, "diff": tuple(diff), "cap_diff": tuple(cap_diff), "given": tuple(given)})
+    grad_attrs = {
+        "body_grad": body_grad,
+        "diff": tuple(diff),
+        "cap_diff": tuple(cap_diff),
+        "given": tuple(given),
+        "n_captures": n_caps,
+    }
     wanted = [op.inputs[k] for k in diff] + [op.inputs[n + j] for j in cap_diff]
     outs = [(probe_shape(t._static), t._static, t._dtype) for t in wanted]
-    grad_op = op.graph.create_op("WhileGrad", (*op.inputs, *[grads[k] for k in given]), grad_attrs, outs, name="WhileGrad")
+    inputs = (_history(op), *op.inputs[n : n + n_caps], *[grads[k] for k in given])
+    grad_op = op.graph.create_op("WhileGrad", inputs, grad_attrs, outs, name="WhileGrad")
     result: list = [None] * len(op.inputs)
     for k, g in zip(diff + [n + j for j in cap_diff], grad_op.outputs, strict=True):
         result[k] = g
@@ -295,24 +298,16 @@ def _while_grad_grad(op, grads, needs):
 
 
 def _run_while_grad(step, values: list, session) -> None:
-    op = step.op
-    attrs = op.attrs
-    n = attrs["n_loop_vars"]
+    attrs = step.op.attrs
     diff, cap_diff, given = attrs["diff"], attrs["cap_diff"], attrs["given"]
-    ins = [values[s] for s in step.ins]
-    n_fwd = len(ins) - len(given)
-    fwd, supplied = ins[:n_fwd], ins[n_fwd:]
-    max_iter = None
-    if attrs["has_maximum_iterations"]:
-        max_iter = int(fwd.pop()._host_array()[()])
-    caps = fwd[n:]
-    history: list = []
+    n_caps = attrs["n_captures"]
+    history = values[step.ins[0]]
+    caps = [values[s] for s in step.ins[1 : 1 + n_caps]]
+    supplied = dict(zip(given, [values[s] for s in step.ins[1 + n_caps :]], strict=True))
     with interpreter_scope(EAGER):
-        final = loop_frames(op, session, fwd[:n], caps, max_iter, record=history)
-        by_var = dict(zip(given, supplied, strict=True))
-        g = [by_var[k] if k in by_var else F.zeros_like(final[k]) for k in diff]
+        g = [supplied[k] if k in supplied else F.zeros_like(history.final[k]) for k in diff]
         g_caps: list = [None] * len(cap_diff)
-        for loop_vars in reversed(history):
+        for loop_vars in reversed(history.iterations):
             res = run_function(attrs["body_grad"], session, loop_vars + caps + g)
             g = res[: len(diff)]
             for j, r in enumerate(res[len(diff) :]):
