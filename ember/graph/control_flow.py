@@ -432,19 +432,22 @@ def _run_if(step, values: list, session) -> None:
 
 def loop_frames(op, session, loop_vars: list, extra: list, max_iter, record: list | None = None) -> list:
     """Run a ``While`` node's loop from ``loop_vars`` (captured values ``extra``); with ``record``,
-    append each iteration's loop variables to it. The final loop variables."""
+    append each iteration's (loop variables it started from, values its body kept for a gradient:
+    what random ops drew). The final loop variables."""
     cond_g, body_g = op.attrs["cond"], op.attrs["body"]
     known = [shape.dims for shape in op.attrs["output_shapes"]]  # None: any rank
+    n = len(known)
     count = 0
     while max_iter is None or count < max_iter:
         if not _truth(run_function(cond_g, session, loop_vars + extra)[0], op):
             break
+        results = run_function(body_g, session, loop_vars + extra)
         if record is not None:
-            record.append(loop_vars)
-        loop_vars = run_function(body_g, session, loop_vars + extra)
+            record.append((loop_vars, results[n:]))
+        loop_vars = results[:n]
         for t, dims in zip(loop_vars, known, strict=True):
             if dims is not None and (
-                len(t._shape) != len(dims) or any(d is not None and d != n for d, n in zip(dims, t._shape, strict=True))
+                len(t._shape) != len(dims) or any(d is not None and d != size for d, size in zip(dims, t._shape, strict=True))
             ):
                 raise InvalidArgumentError(
                     None,
@@ -472,8 +475,9 @@ def _run_while(step, values: list, session) -> None:
 
 
 class LoopHistory:
-    """The value of a ``While`` node's history output: the loop variables each iteration started
-    from, and the final ones (what the gradient, ``WhileGrad``, runs the body's gradient over)."""
+    """The value of a ``While`` node's history output: per iteration, the loop variables it started
+    from and the values its body kept (random draws), and the final loop variables: what the
+    gradient, ``WhileGrad``, runs the body's gradient over."""
 
     __slots__ = ("final", "iterations")
 

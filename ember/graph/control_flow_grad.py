@@ -15,8 +15,9 @@ an ``Assign`` on the path gives its value, a ``Print`` its input, without the ef
 - ``While``: once differentiated, the node gets a history output: each run records the loop
   variables every iteration started from (TensorFlow 1 pushes them on stacks). A ``WhileGrad``
   node runs the body's gradient function over the recorded iterations in reverse, summing the
-  captured tensors' gradients. A body that assigns variables or draws random values (itself or
-  in nested control flow) is refused: its recomputed iterations would differ from the recorded
+  captured tensors' gradients; what the body's random ops drew is recorded too, so dropout in
+  a loop differentiates with its masks. A body that assigns variables or draws random values in
+  nested control flow is refused: its recomputed iterations would differ from the recorded
   ones; so is a second derivative of a loop.
 """
 
@@ -45,6 +46,11 @@ def _differentiable(t) -> bool:
 
 def _is_random(op) -> bool:
     return op.op_expr is not None and (op.type in RANDOM_OPS or "generator" in op.attrs)
+
+
+def _copy_name(op) -> str:
+    """A copy's name: the original's, without the leading underscores graph names cannot start with."""
+    return op.name.lstrip("_") or op.type.lstrip("_") or "copy"
 
 
 def _needed(fg: FuncGraph, outputs: list) -> list:
@@ -82,11 +88,11 @@ def _copy_op(gfg: FuncGraph, fg: FuncGraph, op, mapped: dict, where: str) -> Non
         mapped[id(op.outputs[0])] = None if value is None else mapped[id(value)]
         return
     if op.type == "Assign":  # its value, without writing the variable again
-        new = Graph.create_op(gfg, "Identity", (ins[1],), {"T": op.outputs[0]._dtype}, specs, name=op.name)
+        new = Graph.create_op(gfg, "Identity", (ins[1],), {"T": op.outputs[0]._dtype}, specs, name=_copy_name(op))
     elif op.type == "Print":
-        new = Graph.create_op(gfg, "Identity", (ins[0],), {"T": op.outputs[0]._dtype}, specs, name=op.name)
+        new = Graph.create_op(gfg, "Identity", (ins[0],), {"T": op.outputs[0]._dtype}, specs, name=_copy_name(op))
     else:
-        new = Graph.create_op(gfg, op.type, ins, op.attrs, specs, name=op.name, op_expr=op.op_expr)
+        new = Graph.create_op(gfg, op.type, ins, op.attrs, specs, name=_copy_name(op), op_expr=op.op_expr)
     for t, n in zip(op.outputs, new.outputs, strict=True):
         mapped[id(t)] = n
 
@@ -146,7 +152,7 @@ def _replay(gfg: FuncGraph, op, mapped: dict, kept: dict) -> None:
     ins = tuple(mapped[id(t)] for t in op.inputs)
     specs = [(t._shape, t._static, t._dtype) for t in op.outputs]
     attrs = {"op": op.type, "expr": op.op_expr, "attrs": op.attrs, "n_inputs": len(ins)}
-    node = Graph.create_op(gfg, "RandomReplay", (*ins, *saved), attrs, specs, name=op.name)
+    node = Graph.create_op(gfg, "RandomReplay", (*ins, *saved), attrs, specs, name=_copy_name(op))
     for t, v in zip(op.outputs, node.outputs, strict=True):
         mapped[id(t)] = v
 
@@ -207,18 +213,28 @@ def _expose(op, fg: FuncGraph, tensors: list) -> list:
     return out
 
 
-def _check_loop_body(fg: FuncGraph, loop: str) -> None:
-    """Refuse a loop whose body's gradient the saved loop variables do not determine."""
+def _check_loop_body(fg: FuncGraph, loop: str, nested: bool = False) -> None:
+    """Refuse a loop whose body's gradient the recorded iterations do not determine: one that
+    assigns variables, or draws random values inside nested control flow."""
     for op in fg.get_operations():
-        if op.type in _EFFECTS or _is_random(op):
+        if op.type in _EFFECTS or (nested and _is_random(op)):
             raise NotImplementedError(
                 f"gradients(): while_loop {loop!r} runs {op.name} ({op.type}) in its body; its gradient recomputes each "
-                "iteration from the saved loop variables, which a variable's assignment or a random draw would change; "
-                "gradients of such loops are not supported"
+                "iteration from the recorded loop variables, which a variable's assignment or a random draw nested in "
+                "control flow would change; gradients of such loops are not supported"
             )
         for value in op.attrs.values():
             if isinstance(value, FuncGraph):
-                _check_loop_body(value, loop)
+                _check_loop_body(value, loop, nested=True)
+
+
+def _keep_in_body(body: FuncGraph, tensors: list, n: int) -> None:
+    """Make ``tensors`` (of a loop body) outputs after its ``n`` loop variables: each iteration's
+    values go in the loop's history."""
+    for t in tensors:
+        if all(t is not o for o in body.outputs[n:]):
+            body.outputs.append(t)
+            body._plan = None
 
 
 def _history(op) -> GraphTensor:
@@ -270,10 +286,11 @@ def _while_grad(op, grads, needs):
     cap_diff = [j for j in range(n_caps) if needs[n + j]]
     if not diff or not (any(needs[k] for k in diff) or cap_diff) or all(grads[k] is None for k in diff):
         return (None,) * len(op.inputs)
-    _check_loop_body(attrs["body"], op.name)
-    body_grad = grad_function(
-        attrs["body"], op.graph, diff, diff + [n + j for j in cap_diff], f"{op.name.replace('/', '_')}_body_grad"
-    )
+    body = attrs["body"]
+    _check_loop_body(body, op.name)
+    _keep_in_body(body, _random_values(body, [body.outputs[k] for k in diff]), n)
+    wrt = diff + [n + j for j in cap_diff]
+    body_grad = grad_function(body, op.graph, diff, wrt, f"{op.name.replace('/', '_')}_body_grad", body.outputs[n:])
     given = [k for k in diff if grads[k] is not None]
     grad_attrs = {
         "body_grad": body_grad,
@@ -307,8 +324,8 @@ def _run_while_grad(step, values: list, session) -> None:
     with interpreter_scope(EAGER):
         g = [supplied[k] if k in supplied else F.zeros_like(history.final[k]) for k in diff]
         g_caps: list = [None] * len(cap_diff)
-        for loop_vars in reversed(history.iterations):
-            res = run_function(attrs["body_grad"], session, loop_vars + caps + g)
+        for loop_vars, drawn in reversed(history.iterations):
+            res = run_function(attrs["body_grad"], session, loop_vars + caps + g + drawn)
             g = res[: len(diff)]
             for j, r in enumerate(res[len(diff) :]):
                 g_caps[j] = r if g_caps[j] is None else g_caps[j] + r
