@@ -45,12 +45,12 @@ def _differentiable(t) -> bool:
 
 
 def _is_random(op) -> bool:
-    return op.op_expr is not None and (op.type in RANDOM_OPS or "generator" in op.attrs)
+    return op.op_expr is not None and (op.kind in RANDOM_OPS or "generator" in op.attrs)
 
 
 def _copy_name(op) -> str:
     """A copy's name: the original's, without the leading underscores graph names cannot start with."""
-    return op.name.lstrip("_") or op.type.lstrip("_") or "copy"
+    return op.name.lstrip("_") or op.kind.lstrip("_") or "copy"
 
 
 def _needed(fg: FuncGraph, outputs: list) -> list:
@@ -74,25 +74,26 @@ def _copy_op(gfg: FuncGraph, fg: FuncGraph, op, mapped: dict, where: str) -> Non
             f"gradients(): {where} recomputes its forward values, and {op.name} ({op.type}) draws new random values each run; "
             "gradients through a random op inside cond or while_loop are not supported (apply the random op outside)"
         )
-    if op.type in _ACCUMULATE:
+    if op.kind in _ACCUMULATE:
         raise NotImplementedError(
             f"gradients(): {where} uses the value of {op.name} ({op.type}), which a recomputation would apply twice; not supported"
         )
-    if op.type in ("If", "While") and any(_has_random(v) for v in op.attrs.values() if isinstance(v, FuncGraph)):
+    if op.kind in ("If", "While") and any(_has_random(v) for v in op.attrs.values() if isinstance(v, FuncGraph)):
         raise NotImplementedError(
             f"gradients(): {where} recomputes {op.name} ({op.type}), whose body draws random values; "
             "gradients through random ops nested in control flow inside cond are not supported"
         )
-    if op.type == "VariableV2":  # the recomputation reads the value the forward node started with
+    if op.kind == "VariableV2":  # the recomputation reads the value the forward node started with
         value = fg.value_of.get(op)  # none when the branch only writes the variable (an Assign's target)
         mapped[id(op.outputs[0])] = None if value is None else mapped[id(value)]
         return
-    if op.type == "Assign":  # its value, without writing the variable again
+    if op.kind == "Assign":  # its value, without writing the variable again
         new = Graph.create_op(gfg, "Identity", (ins[1],), {"T": op.outputs[0]._dtype}, specs, name=_copy_name(op))
-    elif op.type == "Print":
+    elif op.kind == "Print":
         new = Graph.create_op(gfg, "Identity", (ins[0],), {"T": op.outputs[0]._dtype}, specs, name=_copy_name(op))
     else:
-        new = Graph.create_op(gfg, op.type, ins, op.attrs, specs, name=_copy_name(op), op_expr=op.op_expr)
+        new = Graph.create_op(gfg, op.kind, ins, op.attrs, specs, name=_copy_name(op), op_expr=op.op_expr)
+        new._tf_type = op._tf_type
     for t, n in zip(op.outputs, new.outputs, strict=True):
         mapped[id(t)] = n
 
@@ -151,7 +152,7 @@ def _replay(gfg: FuncGraph, op, mapped: dict, kept: dict) -> None:
         return
     ins = tuple(mapped[id(t)] for t in op.inputs)
     specs = [(t._shape, t._static, t._dtype) for t in op.outputs]
-    attrs = {"op": op.type, "expr": op.op_expr, "attrs": op.attrs, "n_inputs": len(ins)}
+    attrs = {"op": op.kind, "expr": op.op_expr, "attrs": op.attrs, "n_inputs": len(ins)}
     node = Graph.create_op(gfg, "RandomReplay", (*ins, *saved), attrs, specs, name=_copy_name(op))
     for t, v in zip(op.outputs, node.outputs, strict=True):
         mapped[id(t)] = v
@@ -217,7 +218,7 @@ def _check_loop_body(fg: FuncGraph, loop: str, nested: bool = False) -> None:
     """Refuse a loop whose body's gradient the recorded iterations do not determine: one that
     assigns variables, or draws random values inside nested control flow."""
     for op in fg.get_operations():
-        if op.type in _EFFECTS or (nested and _is_random(op)):
+        if op.kind in _EFFECTS or (nested and _is_random(op)):
             raise NotImplementedError(
                 f"gradients(): while_loop {loop!r} runs {op.name} ({op.type}) in its body; its gradient recomputes each "
                 "iteration from the recorded loop variables, which a variable's assignment or a random draw nested in "

@@ -104,7 +104,7 @@ class FuncGraph(Graph):
             raise ValueError(
                 f"Tensor {t.name} is from a graph that does not enclose the function {self.name!r}; it cannot be captured."
             )
-        if t._op.type != "VariableV2":
+        if t._op.kind != "VariableV2":
             return self._capture_value(t)
         proxy = self._proxies.get(id(t))
         if proxy is None:
@@ -160,7 +160,7 @@ class FuncGraph(Graph):
     def plan(self) -> Plan:
         """The plan computing the outputs from the inputs, with every stateful node run."""
         if self._plan is None or self._plan_version != self.version:
-            targets = [op for op in self._ops if op.type in STATEFUL_TYPES]
+            targets = [op for op in self._ops if op.kind in STATEFUL_TYPES]
             self._plan = Plan(self, list(self.outputs), targets, list(self.inputs))
             self._plan_version = self.version
             self.static_inputs = all(t._static.is_fully_defined() for t in self.inputs)
