@@ -15,11 +15,12 @@ from . import (
     ops,
     tensor_parallel,
     tensorproto,
+    tf_checkpoint,
     training,
     views,
 )
 
 __all__ = [
     "checkpoint", "ddp", "distributed", "dlpack", "fusion", "global_ops", "global_tensor", "graph", "interop", "memory", "multiprocessing", "ops",
-    "tensor_parallel", "tensorproto", "training", "views",
+    "tensor_parallel", "tensorproto", "tf_checkpoint", "training", "views",
 ]  # fmt: skip
