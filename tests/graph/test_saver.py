@@ -67,7 +67,7 @@ def _graph_with(values: dict, prefix: str = "v/"):
     """A graph with a variable per value, and a session holding the values (loaded directly:
     string variables are not run through an initializer)."""
     with ember.Graph().as_default() as g:
-        variables = {k: ember.Variable(_tensor(v), name=prefix + k) for k, v in values.items()}
+        variables = {k: ember.Variable(v if v.dtype != object else _tensor(v), name=prefix + k) for k, v in values.items()}
     sess = ember.Session(graph=g, specialize=False)  # static plans do not fetch string variables yet
     for k, v in values.items():
         variables[k].load(_tensor(v), sess)
@@ -542,6 +542,14 @@ def test_tensorflow_restores_embers_checkpoint(tmp_path):
             restored = tf_sess.run(tf_vars)
     for k, v in VALUES.items():
         _assert_same(np.asarray(restored[k]), v)
+    with tf.Graph().as_default():  # the .meta file: TensorFlow rebuilds the graph and a Saver for it
+        saver = tf1.train.import_meta_graph(prefix + ".meta")
+        with tf1.Session() as tf_sess:
+            saver.restore(tf_sess, prefix)
+            imported = {v.op.name: tf_sess.run(v) for v in tf1.global_variables()}
+    assert sorted(imported) == sorted(f"v/{k}" for k in VALUES)
+    for k, v in VALUES.items():
+        _assert_same(np.asarray(imported[f"v/{k}"]), v)
 
 
 def test_ember_restores_tensorflows_checkpoint(tmp_path):
