@@ -228,6 +228,15 @@ class Saver:
             return
         remove_checkpoint(path, SaverDef.V2, meta_graph_suffix)
 
+    def _check_session(self, sess) -> None:
+        if not isinstance(sess, Session):
+            raise TypeError(f"'sess' must be a Session; {sess}")
+        for var in self._variables.values():
+            if sess.graph is not None and var.graph is not sess.graph:
+                raise ValueError(
+                    f"The variable {var.op.name} is not an element of the session's graph: run the saver with a session of its graph"
+                )
+
     # -- saving -----------------------------------------------------------------------------
 
     def save(
@@ -250,12 +259,13 @@ class Saver:
         latest_filename = latest_filename or "checkpoint"
         if os.path.split(latest_filename)[0]:
             raise ValueError("'latest_filename' must not contain path components")
-        if not isinstance(sess, Session):
-            raise TypeError(f"'sess' must be a Session; {sess}")
+        self._check_session(sess)
         save_path = os.fspath(save_path)
         if global_step is not None:
             if isinstance(global_step, GraphTensor):
                 global_step = sess.run(global_step)
+            elif isinstance(global_step, Tensor) and global_step.numel() == 1:
+                global_step = global_step.item()
             if not isinstance(global_step, (Integral, np.integer)):
                 raise TypeError(f"Saver.save(): global_step must be an integer or an integer tensor, got {global_step!r}")
             step = int(global_step)
@@ -315,6 +325,7 @@ class Saver:
         """
         if self._is_empty:
             return
+        self._check_session(sess)
         if save_path is None:
             raise ValueError("Can't load save_path when it is None.")
         prefix = os.fspath(save_path)
