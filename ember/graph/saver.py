@@ -312,7 +312,14 @@ class Saver:
         graph: Graph | None = None,
     ):
         """The ``MetaGraphDef`` of the saver's graph; written to ``filename`` when given."""
-        return export_meta_graph(filename, graph=graph or self._graph, as_text=as_text, clear_devices=clear_devices)
+        return export_meta_graph(
+            filename,
+            collection_list=collection_list,
+            as_text=as_text,
+            graph=graph or self._graph,
+            export_scope=export_scope,
+            clear_devices=clear_devices,
+        )
 
     # -- restoring --------------------------------------------------------------------------
 
@@ -392,21 +399,39 @@ def _variable_def(var: Variable) -> bytes:
 
 
 def export_meta_graph(
-    filename=None, graph: Graph | None = None, as_text: bool = False, clear_devices: bool = False, **_tensorflow_options
+    filename=None,
+    meta_info_def=None,
+    graph_def=None,
+    saver_def=None,
+    collection_list=None,
+    as_text: bool = False,
+    graph: Graph | None = None,
+    export_scope: str | None = None,
+    clear_devices: bool = False,
+    clear_extraneous_savers: bool = False,
+    strip_default_attrs: bool = False,
+    save_debug_info: bool = False,
 ) -> MetaGraphDef:
-    """The ``MetaGraphDef`` of ``graph`` (default: the default graph): its ``GraphDef`` with
-    shapes and its variables collections as ``VariableDef`` lists; written to ``filename`` (binary,
-    or text format with ``as_text``) when given."""
+    """The ``MetaGraphDef`` of ``graph`` (default: the default graph), as
+    ``tf.compat.v1.train.export_meta_graph``: its ``GraphDef`` with shapes (or ``graph_def``) and
+    its variables collections as ``VariableDef`` lists (those in ``collection_list`` when given);
+    written to ``filename`` (binary, or text format with ``as_text``) when given."""
+    if export_scope:
+        raise ValueError(f"export_meta_graph(): export_scope is not supported (got {export_scope!r}); export the whole graph")
     graph = graph or get_default_graph()
     meta = MetaGraphDef()
     meta.meta_info_def.SetInParent()
-    meta.graph_def.CopyFrom(graph.as_graph_def(add_shapes=True))
+    if meta_info_def is not None:
+        meta.meta_info_def.MergeFrom(meta_info_def)
+    meta.graph_def.CopyFrom(graph_def if graph_def is not None else graph.as_graph_def(add_shapes=True))
+    if saver_def is not None:
+        meta.saver_def.CopyFrom(saver_def)
     if clear_devices:
         for node in meta.graph_def.node:
             node.device = ""
     for key in (GLOBAL_VARIABLES, TRAINABLE_VARIABLES):
         variables = [v for v in graph.get_collection(key) if isinstance(v, Variable)]
-        if variables:
+        if variables and (collection_list is None or key in collection_list):
             meta.collection_def[key].bytes_list.value.extend(_variable_def(v) for v in variables)
     if filename is not None:
         data = text_format.MessageToString(meta).encode() if as_text else meta.SerializeToString()

@@ -19,7 +19,7 @@ from ember.graph.checkpoint import (
 )
 from ember.graph.errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
 from ember.graph.proto.checkpoint import CheckpointState, MetaGraphDef, VariableDef
-from ember.graph.saver import Saver
+from ember.graph.saver import Saver, export_meta_graph
 
 from .test_checkpoint_format import VALUES, _assert_same, _tensor
 
@@ -97,6 +97,17 @@ def test_global_step_names_and_meta_graph(tmp_path):
     assert not os.path.exists(base + "-00000007.meta")
     with pytest.raises(TypeError, match="global_step"):
         saver.save(sess, base, global_step=1.5)
+
+
+def test_export_meta_graph(tmp_path):
+    g, *_ = _simple()
+    meta = export_meta_graph(str(tmp_path / "g.meta"), graph=g, as_text=True, collection_list=["trainable_variables"])
+    assert list(meta.collection_def) == ["trainable_variables"]
+    assert text_format.Parse((tmp_path / "g.meta").read_text(), MetaGraphDef()) == meta
+    with g.as_default():
+        assert export_meta_graph().graph_def == g.as_graph_def(add_shapes=True)  # the default graph
+    with pytest.raises(ValueError, match="export_scope is not supported"):
+        export_meta_graph(graph=g, export_scope="tower")
 
 
 def test_max_to_keep_and_the_state_file(tmp_path):
