@@ -15,6 +15,7 @@ from . import (
     ops,
     tensor_parallel,
     tensorproto,
+    tf_checkpoint,
     tf_compat,
     training,
     views,
@@ -22,5 +23,5 @@ from . import (
 
 __all__ = [
     "checkpoint", "ddp", "distributed", "dlpack", "fusion", "global_ops", "global_tensor", "graph", "interop", "memory", "multiprocessing", "ops",
-    "tensor_parallel", "tensorproto", "tf_compat", "training", "views",
+    "tensor_parallel", "tensorproto", "tf_checkpoint", "tf_compat", "training", "views",
 ]  # fmt: skip

@@ -22,7 +22,7 @@ from .._core import dtype as _dt
 from .._core.tensor import Tensor, tensor
 from ..dispatch.interpreter import EAGER, interpreter_scope
 from ..interop.numpy import from_numpy
-from .errors import InvalidArgumentError, OpError, from_exception
+from .errors import FailedPreconditionError, InvalidArgumentError, OpError, from_exception
 from .graph import Graph, Operation, get_default_graph, in_graph_scope, pop_default_session, push_default_session
 from .lazy import is_tracing
 from .passes import optimize as run_passes
@@ -233,6 +233,14 @@ class Session:
 
     def _set_variable(self, var, value) -> None:
         self._variables[var.op] = _feed_value(var, value)
+
+    def read_variable(self, var) -> Tensor:
+        """The value ``var`` holds in this session, as an ember tensor (the session's own, not
+        a copy), which is what a save reads; FailedPreconditionError before its initializer ran."""
+        value = self._variables.get(var.op)
+        if value is None:
+            raise FailedPreconditionError(None, None, f"Attempting to use uninitialized value {var.op.name}")
+        return value
 
     # -- lifetime ------------------------------------------------------------------------------
 
