@@ -52,6 +52,17 @@ from ...graph.py_func import numpy_function, py_func
 from . import experimental, gfile, initializers, layers, losses, nn, random, summary, train
 from .clip_ops import clip_by_global_norm, clip_by_norm, clip_by_value, global_norm
 from .config import ConfigProto, GPUOptions, GraphOptions, OptimizerOptions
+from .control_flow_ops import (
+    Assert,
+    Print,
+    case,
+    cond,
+    debugging,
+    print_v2 as print,  # noqa: A004 - TensorFlow's name
+    stop_gradient,
+    tuple_ as tuple,  # noqa: A004 - TensorFlow's name
+    while_loop,
+)
 from .framework import (
     EagerTensor,
     Graph,
@@ -109,3 +120,16 @@ from .variables import (
 bool = bool_  # noqa: A001 - TensorFlow's name
 half = float16
 double = float64
+
+from ...graph.flow_ops import (  # noqa: E402 - TensorFlow's assert_* at the top level too
+    assert_equal,
+    assert_greater,
+    assert_greater_equal,
+    assert_less,
+    assert_less_equal,
+    assert_negative,
+    assert_non_negative,
+    assert_non_positive,
+    assert_none_equal,
+    assert_positive,
+)
