@@ -7,7 +7,8 @@ eager mode. See ``docs/architecture.md`` (graph mode) for the journey.
 The package is built in floors; a module imports only from the floors below it:
 
 1. ``symbolic.py`` (partial shapes), ``elementwise.py`` (which primitives are elementwise),
-   ``export.py`` + ``proto/`` (GraphDef and DOT of a graph, read through its attributes);
+   ``export.py`` + ``proto/`` (GraphDef and DOT of a graph, read through its attributes),
+   ``errors.py`` (TensorFlow's error classes);
 2. the IR and recording: ``tensor.py`` (GraphTensor, the values), ``lazy.py`` (the lazy
    interpreter, which records into any graph it is given), ``graph.py`` (Operation, Graph,
    names and scopes, the default graph and the default session; ``as_default`` installs the
@@ -18,11 +19,13 @@ The package is built in floors; a module imports only from the floors below it:
 4. ``passes/``: graph rewrites (the fusion pass makes ``run/fused.py`` programs);
 5. ``gradients.py``, then ``session.py`` (Session and its feed/fetch conversion registry),
    then ``compile.py`` (``ember.compile``);
-6. ``train/`` (optimizers, global step, learning-rate schedules), ``summary.py``.
+6. ``train/`` (optimizers, global step, learning-rate schedules); ``py_func.py`` (Python functions as nodes); ``summary_encode.py`` (histograms, PNG, WAV), ``summary_ops.py`` (summary
+   nodes and their kernels), ``summary.py`` (FileWriter and ``tf.summary``).
 """
 
-from . import summary, train
+from . import errors, py_func, summary, train
 from .compile import CompiledFunction, compile  # noqa: A004 - ember.compile, as torch.compile
+from .errors import FailedPreconditionError
 from .export import to_dot, write_graph
 from .gradients import gradients
 from .graph import (
@@ -35,7 +38,6 @@ from .graph import (
     reset_default_graph,
 )
 from .passes import optimize
-from .run.plan import FailedPreconditionError
 from .session import InteractiveSession, Session, register_session_run_conversion_functions
 from .sources import (
     Variable,
@@ -72,6 +74,8 @@ __all__ = [
     "compile",
     "constant",
     "control_dependencies",
+    "errors",
+    "py_func",
     "get_default_graph",
     "get_default_session",
     "global_variables",

@@ -41,12 +41,7 @@ def node_input_name(tensor) -> str:
 def _shape_proto(shape, proto: TensorShapeProto | None = None) -> TensorShapeProto:
     """A TensorShapeProto of a TensorShape or sequence: ``-1`` for an unknown size, ``unknown_rank``."""
     proto = TensorShapeProto() if proto is None else proto
-    shape = shape if isinstance(shape, TensorShape) else TensorShape(shape)
-    if shape.rank is None:
-        proto.unknown_rank = True
-    else:
-        for d in shape.dims:
-            proto.dim.add(size=-1 if d is None else d)
+    proto.MergeFrom((shape if isinstance(shape, TensorShape) else TensorShape(shape)).as_proto())
     return proto
 
 

@@ -111,7 +111,7 @@ def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None
                 continue
             if any(id(t) in stops for t in op.outputs):
                 continue
-            if op.type in _PASS_THROUGH:
+            if op.kind in _PASS_THROUGH:
                 add(op.inputs[0], outs[0])
                 continue
             if op.op_expr is None:

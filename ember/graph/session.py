@@ -14,6 +14,7 @@ defines the type registers how it expands, so this module needs no knowledge of 
 from __future__ import annotations
 
 import contextlib
+import functools
 
 import numpy as np
 
@@ -21,11 +22,13 @@ from .._core import dtype as _dt
 from .._core.tensor import Tensor
 from ..dispatch.interpreter import EAGER, interpreter_scope
 from ..interop.numpy import from_numpy
+from .errors import InvalidArgumentError
 from .graph import Graph, Operation, get_default_graph, in_graph_scope, pop_default_session, push_default_session
 from .lazy import is_tracing
 from .passes import optimize as run_passes
 from .run.plan import Plan
 from .run.specialize import specialize
+from .run_metadata import finish as finish_run_metadata, prepare as prepare_run_options
 from .tensor import GraphTensor
 
 __all__ = ["InteractiveSession", "Session", "compile_plan", "register_session_run_conversion_functions"]
@@ -170,9 +173,15 @@ class Session:
         ...     c = b + 1.0
         >>> ember.Session(graph=g).run({"a": a, "pair": (b, c)}, feed_dict={a: 3.0})
         {'a': np.float32(3.0), 'pair': (np.float32(6.0), np.float32(7.0))}
+
+        ``options`` (a ``RunOptions``) may ask for a trace of the nodes and a deadline, which
+        ``run_metadata`` (a ``RunMetadata``) then reports (``run_metadata.py``).
         """
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
+        tracer = None
+        if options is not None or run_metadata is not None:
+            options, tracer = prepare_run_options(options, run_metadata)
         graph = self._graph
         if graph is None:
             graph = self._graph = _first_graph(fetches) or get_default_graph()
@@ -193,13 +202,18 @@ class Session:
         values = [_feed_value(t, feed_dict[k]) for t, k in zip(feeds, feed_keys, strict=True)] if feeds else []
         if plan.check_feeds is not None:
             plan.check_feeds()
-        runner = specialize(plan, values) if self._specialize else None
-        run = plan.run if runner is None else runner.run
+        if tracer is not None:  # node by node, each reported to the tracer
+            run = functools.partial(plan.run, monitor=tracer)
+        else:
+            runner = specialize(plan, values) if self._specialize else None
+            run = plan.run if runner is None else runner.run
         if not is_tracing():
             results = run(self, values)
         else:  # run inside a graph scope: the plan's own ops must run, not be recorded
             with interpreter_scope(EAGER):
                 results = run(self, values)
+        if run_metadata is not None:
+            finish_run_metadata(run_metadata, tracer, plan, options)
         arrays, handed = [], set()
         for r, fresh in zip(results, plan.fetch_fresh, strict=True):
             arrays.append(_to_numpy(r, fresh and id(r) not in handed))  # one fresh result fetched twice: one copy
@@ -336,10 +350,12 @@ def _missing_feed_check(plan: Plan, feeds: list):
         return None
     op = missing[0]
     dims = op.attrs["shape"]
-    shape = "<unknown>" if dims.rank is None else "[" + ",".join("?" if d is None else str(d) for d in dims.dims) + "]"
+    shape = "<unknown>" if dims.rank is None else "[" + ",".join("?" if d is None else str(d) for d in dims.as_list()) + "]"
 
     def check() -> None:
-        raise ValueError(
+        raise InvalidArgumentError(
+            None,
+            op,
             f"You must feed a value for placeholder tensor '{op.name}' with dtype {op.attrs['dtype'].name} and shape {shape}\n"
             f"\t [[node {op.name}]]"
         )

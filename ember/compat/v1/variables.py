@@ -1,26 +1,21 @@
-"""TensorFlow 1's variables and collections: ``tf.Variable``, ``GraphKeys``, ``get_collection``,
-the variable lists (global, local, model, trainable) and their initializers and checks.
+"""TensorFlow 1's collections and variable lists: ``GraphKeys``, ``get_collection``, the global,
+local, model and trainable variables, their initializers and the initialisation checks.
 
-A variable is ember's graph ``Variable`` (a ``VariableV2`` node with its ``Assign`` initializer
-and ``read`` identity). Here it takes TensorFlow's defaults: a Python integer initial value is
-int32 (ember's graph ``constant`` makes int64, PyTorch's default), and ``collections`` say which
-graph collections hold it. Collections are the graph's own lists, keyed by the strings of
-``GraphKeys``.
+Collections are the graph's own lists, keyed by the strings of ``GraphKeys``; ``tf.Variable``
+itself is ``framework.Variable`` (``collections=`` says which lists hold it).
 """
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..._core import dtype as _dt
 from ...graph import sources as _sources
 from ...graph.graph import Operation, get_default_graph
-from ...graph.symbolic import TensorShape, as_shape, probe_shape
+from ...graph.symbolic import TensorShape, probe_shape
 from ...graph.tensor import GraphTensor
+from .framework import Variable
 
 __all__ = [
     "GraphKeys",
-    "Variable",
     "VariableV1",
     "add_to_collection",
     "add_to_collections",
@@ -143,60 +138,6 @@ def initialize_all_variables() -> Operation:
 def initialize_local_variables() -> Operation:
     """Deprecated TensorFlow alias of ``local_variables_initializer()``."""
     return local_variables_initializer()
-
-
-# -- tf.Variable ---------------------------------------------------------------------------------------
-
-
-def _tf_initial_value(value, dtype):
-    """A Python value as TensorFlow converts it: integers as int32 (int64 where they do not fit),
-    floats as float32; NumPy arrays and tensors keep their dtype."""
-    if dtype is not None or isinstance(value, (np.ndarray, np.generic, GraphTensor)) or callable(value):
-        return value
-    if isinstance(value, (bool, int, float, list, tuple)):
-        array = np.asarray(value)
-        if array.dtype == np.int64 and array.size and np.abs(array).max() < 2**31:
-            return array.astype(np.int32)
-        if array.dtype == np.int64 and not array.size:
-            return array.astype(np.float32)
-        if array.dtype == np.float64:
-            return array.astype(np.float32)
-        return array
-    return value
-
-
-class Variable(_sources.Variable):
-    """TensorFlow 1's ``tf.Variable``: ember's graph variable with TensorFlow's dtype defaults.
-
-    >>> import ember.compat.v1 as tf
-    >>> with tf.Graph().as_default():
-    ...     v = tf.Variable(3, name="counter")
-    >>> v.name, v.dtype.name, v.shape
-    ('counter:0', 'int32', TensorShape([]))
-    """
-
-    __slots__ = ("_constraint",)
-
-    def __new__(cls, initial_value=None, trainable=None, collections=None, validate_shape: bool = True, caching_device=None, name=None,
-                variable_def=None, dtype=None, expected_shape=None, import_scope=None, constraint=None, use_resource=None,
-                synchronization=None, aggregation=None, shape=None):  # fmt: skip
-        if variable_def is not None:
-            raise NotImplementedError("Variable(): building a variable from a VariableDef (variable_def=) is not supported")
-        if constraint is not None and not callable(constraint):
-            raise ValueError("The `constraint` argument must be a callable.")
-        trainable = True if trainable is None else trainable
-        if shape is not None and not as_shape(shape).is_fully_defined():
-            validate_shape = False  # TensorFlow's way to declare a variable whose shape may change
-        value = _tf_initial_value(initial_value, dtype)
-        self = _sources.Variable.__new__(
-            cls, value, trainable=trainable, name=name, dtype=dtype, validate_shape=validate_shape, collections=collections
-        )
-        self._constraint = constraint
-        return self
-
-    @property
-    def constraint(self):
-        return self._constraint
 
 
 VariableV1 = Variable

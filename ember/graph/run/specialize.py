@@ -17,7 +17,8 @@ import numpy as np
 from ...dispatch.opexpr import get_op
 from ...interop.numpy import from_numpy
 from ...ops import functional as F
-from .plan import FailedPreconditionError, Step
+from ..errors import FailedPreconditionError
+from .plan import Step
 from .static import ArrayPlan, NotStatic, wrap
 
 __all__ = ["specialize"]
@@ -105,7 +106,7 @@ class _Runner:
             tensor = store.get(var)
             if tensor is None:
                 if not any(var is w for _, w in self.spec.writes):
-                    raise FailedPreconditionError(f"Attempting to use uninitialized value {var.name}\n\t [[node {var.name}]] (run its initializer first)")
+                    raise FailedPreconditionError(None, var, f"Attempting to use uninitialized value {var.name}\n\t [[node {var.name}]] (run its initializer first)")
                 tensor = store[var] = F.empty(tuple(_variable_tensor(var)._shape), dtype=_variable_tensor(var)._dtype)
             feeds.append(tensor._host_array())
         results = self.arrays.run(feeds)

@@ -77,7 +77,7 @@ class ArrayPlan:
         feed_slots = plan.feed_slots
         for step in plan.steps:
             if step.kind not in ("primitive", "Identity", "Fused") or step.reads:
-                raise NotStatic(step.op.type)
+                raise NotStatic(step.op.kind)
             for t, s in zip(step.op.inputs, step.ins, strict=True):
                 self._meta(t, s, templates, env)
         for s, t in zip(feed_slots, plan.feed_tensors, strict=True):

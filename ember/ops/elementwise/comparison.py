@@ -40,6 +40,7 @@ declare(
     >>> (ember.tensor([1, 2]) == 2).tolist()
     [False, True]
     """,
+    tf="Equal",
 )
 _eq = binary("eq", "Eq", kinds=ALL, result=to_bool)
 declare(
@@ -56,6 +57,7 @@ declare(
     aliases=("not_equal",),
     operators=("__ne__",),
     doc="input != other, elementwise, as a bool tensor.",
+    tf="NotEqual",
 )
 binary("ne", "Ne", kinds=ALL, result=to_bool)
 declare(
@@ -66,6 +68,7 @@ declare(
     ],
     method=True, inplace="lt_", out=True, differentiable=False, op=("lt", "lt_scalar"), aliases=("less",), operators=("__lt__",),
     doc="input < other, elementwise, as a bool tensor.",
+    tf="Less",
 )
 binary("lt", "Lt", kinds=REAL, result=to_bool)
 declare(
@@ -82,6 +85,7 @@ declare(
     aliases=("less_equal",),
     operators=("__le__",),
     doc="input <= other, elementwise, as a bool tensor.",
+    tf="LessEqual",
 )
 binary("le", "Le", kinds=REAL, result=to_bool)
 declare(
@@ -98,6 +102,7 @@ declare(
     aliases=("greater",),
     operators=("__gt__",),
     doc="input > other, elementwise, as a bool tensor.",
+    tf="Greater",
 )
 binary("gt", "Gt", kinds=REAL, result=to_bool)
 declare(
@@ -114,6 +119,7 @@ declare(
     aliases=("greater_equal",),
     operators=("__ge__",),
     doc="input >= other, elementwise, as a bool tensor.",
+    tf="GreaterEqual",
 )
 binary("ge", "Ge", kinds=REAL, result=to_bool)
 

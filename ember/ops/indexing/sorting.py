@@ -105,6 +105,7 @@ declare(
     >>> ember.tensor([1, 5, 3, 4]).topk(2).values.tolist()
     [5, 4]
     """,
+    tf="TopKV2",
 )
 @functor("Topk")
 def topk(input, k, dim=-1, largest=True, sorted=True):
