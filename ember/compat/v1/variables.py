@@ -16,6 +16,9 @@ from .framework import Variable
 
 __all__ = [
     "GraphKeys",
+    "assign",
+    "assign_add",
+    "assign_sub",
     "VariableV1",
     "add_to_collection",
     "add_to_collections",
@@ -174,3 +177,30 @@ def report_uninitialized_variables(var_list=None, name: str = "report_uninitiali
         name=name,
     )
     return op.outputs[0]
+
+
+# -- state ops ------------------------------------------------------------------------------------------
+
+
+def _check_ref(ref, op: str) -> None:
+    if not isinstance(ref, _sources.Variable):
+        raise TypeError(f"{op}(): 'ref' must be a Variable, got {type(ref).__name__}")
+
+
+def assign(ref, value, validate_shape=None, use_locking=None, name=None) -> GraphTensor:
+    """``ref = value``; the output is the new value (``validate_shape=False`` is refused where
+    the shapes differ: an ember variable's shape is fixed)."""
+    _check_ref(ref, "assign")
+    return ref.assign(value, name=name)
+
+
+def assign_add(ref, value, use_locking=None, name=None) -> GraphTensor:
+    """``ref += value``; the output is the new value."""
+    _check_ref(ref, "assign_add")
+    return ref.assign_add(value, name=name)
+
+
+def assign_sub(ref, value, use_locking=None, name=None) -> GraphTensor:
+    """``ref -= value``; the output is the new value."""
+    _check_ref(ref, "assign_sub")
+    return ref.assign_sub(value, name=name)
