@@ -37,6 +37,7 @@ from .tensor import GraphTensor
 __all__ = [
     "Graph",
     "Operation",
+    "building_graph",
     "control_dependencies",
     "get_default_graph",
     "get_default_session",
@@ -126,6 +127,7 @@ class Graph:
         self._local = threading.local()  # this thread's name scope, control deps, device
         self.version = 0
         self.seed = None
+        self._function_names: set = set()  # of the function graphs nested in it (cond branches, loop bodies)
 
     # -- per-thread building state --------------------------------------------------
 
@@ -377,10 +379,14 @@ class Graph:
         stack = _stack()
         stack.append(self)
         try:
-            with interpreter_scope(LazyInterpreter(self)):
+            with interpreter_scope(self._make_interpreter()):
                 yield self
         finally:
             stack.pop()
+
+    def _make_interpreter(self) -> LazyInterpreter:
+        """The interpreter that records into this graph (a function's sub-graph captures outer tensors)."""
+        return LazyInterpreter(self)
 
     def as_graph_def(self, from_version: int | None = None, add_shapes: bool = False):
         """This graph as a TensorFlow ``GraphDef`` protobuf (see ``export.py``)."""
@@ -438,6 +444,18 @@ def get_default_graph() -> Graph:
     """The innermost ``as_default()`` graph of this thread, else the process's default graph."""
     stack = _STACK.graphs
     return stack[-1] if stack else _GLOBAL[0]
+
+
+def building_graph(graph: Graph) -> Graph:
+    """The graph new ops on ``graph``'s tensors go into: the default graph when it is a function
+    body nested in ``graph`` (a cond branch or a loop body captures them), else ``graph``."""
+    default = get_default_graph()
+    g = default
+    while g is not None:
+        if g is graph:
+            return default
+        g = getattr(g, "outer_graph", None)
+    return graph
 
 
 def in_graph_scope() -> bool:

@@ -22,6 +22,7 @@ from .._core import dtype as _dt
 from .._core.tensor import tensor
 from ..interop.numpy import from_numpy
 from .errors import InvalidArgumentError, OutOfRangeError, ResourceExhaustedError, UnimplementedError, UnknownError
+from .gradients import register_gradient
 from .graph import get_default_graph
 from .lazy import LazyInterpreter
 from .run.plan import register_graph_kernel
@@ -95,5 +96,11 @@ def _tf_name(name: str) -> str:
     return {"float64": "double", "float32": "float", "float16": "half"}.get(name, name)
 
 
+def _no_gradient(op, grads, needs):
+    raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {op.type})")
+
+
 register_graph_kernel("PyFunc", _run)
 register_graph_kernel("PyFuncStateless", _run)
+register_gradient("PyFunc")(_no_gradient)
+register_gradient("PyFuncStateless")(_no_gradient)

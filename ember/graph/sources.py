@@ -12,8 +12,8 @@ import numpy as np
 from .._core import dtype as _dt
 from .._core.shape import broadcast_shapes
 from .._core.tensor import Tensor, tensor
-from .graph import Graph, Operation, get_default_graph, in_graph_scope, session_for
-from .lazy import LazyInterpreter, const_node, refuse_global
+from .graph import Graph, Operation, building_graph, get_default_graph, in_graph_scope, session_for
+from .lazy import const_node, refuse_global
 from .symbolic import TensorShape, as_shape, probe_shape
 from .tensor import GraphTensor
 
@@ -101,7 +101,7 @@ def placeholder(dtype, shape=None, name: str | None = None) -> GraphTensor:
 def placeholder_with_default(input, shape, name: str | None = None) -> GraphTensor:  # noqa: A002 - TensorFlow's name
     """A placeholder that takes ``input``'s value when nothing is fed."""
     graph = _graph_for("placeholder_with_default")
-    default = LazyInterpreter(graph).capture(input if isinstance(input, Tensor) else constant(input))
+    default = graph._make_interpreter().capture(input if isinstance(input, Tensor) else constant(input))
     static = as_shape(shape)
     if not static.is_compatible_with(default._static):
         raise ValueError(f"placeholder_with_default(): the default's shape {default._static} is not compatible with shape {static}")
@@ -116,8 +116,8 @@ def identity(input, name: str | None = None):  # noqa: A002 - TensorFlow's name
     """The same value, as a new node (eager: the tensor itself)."""
     if not in_graph_scope():
         return input
-    x = LazyInterpreter(get_default_graph()).capture(input)
-    op = x.graph.create_op("Identity", (x,), {"T": x._dtype}, [(x._shape, x._static, x._dtype)], name=name or "Identity")
+    x = get_default_graph()._make_interpreter().capture(input)
+    op = building_graph(x.graph).create_op("Identity", (x,), {"T": x._dtype}, [(x._shape, x._static, x._dtype)], name=name or "Identity")
     return op.outputs[0]
 
 
@@ -219,9 +219,9 @@ class Variable(GraphTensor):
 def _assign(kind: str, ref, value, name: str | None) -> GraphTensor:
     if not isinstance(ref, Variable):
         raise TypeError(f"{kind.lower()}(): 'ref' must be a Variable, got {type(ref).__name__}")
-    graph = ref.graph
+    graph = building_graph(ref.graph)  # inside a cond branch or loop body: the write is the branch's
     with graph.as_default():
-        value = LazyInterpreter(graph).capture(value if isinstance(value, Tensor) else constant(value, dtype=ref._dtype))
+        value = graph._make_interpreter().capture(value if isinstance(value, Tensor) else constant(value, dtype=ref._dtype))
     if value._dtype is not ref._dtype:
         raise TypeError(f"{kind}: the value has dtype {value._dtype.name}; the variable {ref.name} has dtype {ref._dtype.name}")
     if kind == "Assign":

@@ -151,10 +151,12 @@ class FileWriter:
     ``flush_secs`` are accepted for TensorFlow's signature only. After ``close``, ``reopen``
     starts a new file in the same directory.
 
-    >>> import os, tempfile
-    >>> with FileWriter(tempfile.mkdtemp()) as writer:
-    ...     writer.add_summary(Summary(value=[Summary.Value(tag="loss", simple_value=0.5)]), global_step=3)
-    >>> [Event.FromString(r).WhichOneof("what") for r in read_records(writer.path)]
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as logdir:
+    ...     with FileWriter(logdir) as writer:
+    ...         writer.add_summary(Summary(value=[Summary.Value(tag="loss", simple_value=0.5)]), global_step=3)
+    ...     kinds = [Event.FromString(r).WhichOneof("what") for r in read_records(writer.path)]
+    >>> kinds
     ['file_version', 'summary']
     """
 
@@ -204,6 +206,16 @@ class FileWriter:
         """Appends the graph (a Graph or a GraphDef) as a ``graph_def`` event."""
         graph_def = _as_graph_def_message(graph, add_shapes=True)
         self.add_event(Event(wall_time=time.time(), step=global_step or 0, graph_def=graph_def.SerializeToString()))
+
+    def add_meta_graph(self, meta_graph_def, global_step: int | None = None) -> None:
+        """Appends a ``MetaGraphDef`` (a message, or its serialized bytes) as a ``meta_graph_def`` event."""
+        if isinstance(meta_graph_def, (bytes, bytearray)):
+            data = bytes(meta_graph_def)
+        elif hasattr(meta_graph_def, "SerializeToString"):
+            data = meta_graph_def.SerializeToString()
+        else:
+            raise TypeError(f"FileWriter.add_meta_graph(): expected a MetaGraphDef protobuf or its bytes, got {type(meta_graph_def).__name__}")
+        self.add_event(Event(wall_time=time.time(), step=_step(global_step), meta_graph_def=data))
 
     def add_summary(self, summary, global_step: int | None = None) -> None:
         """Appends a summary: the bytes a summary op computed, or a ``Summary`` message.

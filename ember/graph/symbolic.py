@@ -229,7 +229,9 @@ class TensorShape:
     __slots__ = ("_dims",)
 
     def __init__(self, dims) -> None:
-        if dims is None:
+        if type(dims) is tuple or type(dims) is list:  # the common case (every recorded op): checked inline
+            self._dims = tuple([d if type(d) is int and d >= 0 else _size(d) for d in dims])
+        elif dims is None:
             self._dims = None
         elif isinstance(dims, TensorShape):
             self._dims = dims._dims
@@ -262,6 +264,15 @@ class TensorShape:
         if self._dims is None:
             raise ValueError("as_list() is not defined on an unknown TensorShape.")
         return list(self._dims)
+
+    @classmethod
+    def experimental_from_proto(cls, proto) -> TensorShape:
+        """``TensorShape(proto)``, TensorFlow 2's spelling."""
+        return cls(proto)
+
+    def experimental_as_proto(self) -> TensorShapeProto:
+        """``as_proto()``, TensorFlow 2's spelling."""
+        return self.as_proto()
 
     def as_proto(self) -> TensorShapeProto:
         """This shape as a ``TensorShapeProto``: ``-1`` for an unknown size, ``unknown_rank`` for an unknown rank."""
@@ -323,8 +334,26 @@ class TensorShape:
             return TensorShape(None)
         return TensorShape(self._dims + other._dims)
 
+    def is_subtype_of(self, other) -> bool:
+        """Whether every tensor of this shape also has shape ``other`` (TensorFlow 2's tracing order)."""
+        other = as_shape(other)
+        if other._dims is None:
+            return True
+        if self._dims is None or len(self._dims) != len(other._dims):
+            return False
+        return all(b is None or a == b for a, b in zip(self._dims, other._dims, strict=True))
+
+    def most_specific_common_supertype(self, others) -> TensorShape:
+        """The most specific shape that this one and every one of ``others`` are subtypes of."""
+        others = [as_shape(o) for o in others]
+        if self._dims is None or any(o._dims is None or len(o._dims) != len(self._dims) for o in others):
+            return TensorShape(None)
+        return TensorShape([d if all(o._dims[i] == d for o in others) else None for i, d in enumerate(self._dims)])
+
     def __add__(self, other) -> TensorShape:
         return self.concatenate(other)
+
+    __concat__ = concatenate
 
     def __radd__(self, other) -> TensorShape:
         return as_shape(other).concatenate(self)

@@ -92,3 +92,19 @@ def test_tensorflow_agrees():
     for name, code in CLASSES.items():
         assert getattr(tf.errors, name)(None, None, "m").error_code == code
     assert tf.errors.OpError(None, None, "m", 10).error_code == errors.OpError(None, None, "m", 10).error_code
+
+
+@pytest.mark.parametrize("options", [{}, {"optimize": False}, {"specialize": False}])
+def test_errors_name_the_users_operation(options):
+    with ember.Graph().as_default() as g:
+        x = ember.placeholder(ember.float32, shape=(), name="x")
+        v = ember.Variable(1.0, name="v")
+        y = (x + 1.0) * 2.0
+        z = v * 3.0
+    sess = ember.Session(graph=g, **options)
+    with pytest.raises(errors.InvalidArgumentError) as info:
+        sess.run(y)
+    assert info.value.op is g.get_operation_by_name("x")
+    with pytest.raises(errors.FailedPreconditionError) as info:
+        sess.run(z)
+    assert info.value.op.graph is g

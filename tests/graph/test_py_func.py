@@ -69,3 +69,12 @@ def test_stateless_nodes_and_the_graph_def():
     assert list(node.attr["Tout"].list.type) == [1]
     with pytest.raises(TypeError, match="func must be callable"):
         py_func(3, [], ember.float32)
+
+
+def test_gradients_through_a_py_func_are_refused_as_tensorflow_refuses_them():
+    with ember.Graph().as_default():
+        x = ember.graph.placeholder(ember.float32, shape=(3,))
+        y = py_func(lambda a: a * 2, [x], ember.float32)
+        y.set_shape((3,))
+        with pytest.raises(LookupError, match=r"No gradient defined for operation 'PyFunc' \(op type: PyFunc\)"):
+            ember.graph.gradients(y.sum(), [x])

@@ -21,6 +21,7 @@ def test_proto_round_trip(dims):
     assert proto.unknown_rank == (dims is None)
     assert [d.size for d in proto.dim] == ([] if dims is None else [-1 if d is None else d for d in dims])
     assert TensorShape(proto) == shape and TensorShape(proto).rank == shape.rank
+    assert TensorShape.experimental_from_proto(shape.experimental_as_proto()) == shape
     assert TensorShape(io.TensorShapeProto.FromString(proto.SerializeToString())) == shape
 
 
@@ -98,6 +99,12 @@ def test_combining():
     assert s.with_rank(2) is not None and TensorShape(None).with_rank(2) == TensorShape([None, None])
     assert s.with_rank_at_least(1) == s and s.with_rank_at_most(2) == s
     assert unknown_shape(2) == TensorShape([None, None]) and unknown_shape().rank is None
+    assert s.__concat__([1]) == TensorShape([None, 3, 1])
+    assert TensorShape([2, 3]).is_subtype_of(s) and not s.is_subtype_of([2, 3]) and s.is_subtype_of(None)
+    assert not TensorShape(None).is_subtype_of(s) and not s.is_subtype_of([None])
+    assert s.most_specific_common_supertype([[2, 3], [None, 3]]) == s
+    assert TensorShape([2, 3]).most_specific_common_supertype([[2, 4]]) == TensorShape([2, None])
+    assert TensorShape([2, 3]).most_specific_common_supertype([[2]]).rank is None
     for call, message in [
         (lambda: s.merge_with([2, 4]), r"^Shapes \(None, 3\) and \(2, 4\) are not compatible$"),
         (lambda: s.merge_with([2]), r"^Shapes \(None, 3\) and \(2,\) are not compatible$"),
@@ -179,6 +186,8 @@ ORACLE = [
     ("proto", lambda tf, s: s.as_proto().SerializeToString()),
     ("unknown proto", lambda tf, s: tf.TensorShape(None).as_proto().SerializeToString()),
     ("unknown slice", lambda tf, s: tf.TensorShape(None)[1:3].as_list()),
+    ("supertype", lambda tf, s: s.most_specific_common_supertype([tf.TensorShape([2, 3]), tf.TensorShape([4, 3])]).as_list()),
+    ("subtype", lambda tf, s: (tf.TensorShape([2, 3]).is_subtype_of(s), s.is_subtype_of(tf.TensorShape([2, 3])))),
     ("dimension", lambda tf, s: (str(tf.Dimension(None)), repr(tf.Dimension(3) + 1), tf.Dimension(None) == 3)),
 ]
 

@@ -294,8 +294,13 @@ def test_file_writer_run_metadata_and_cache(tmp_path):
         writer.add_run_metadata(RunMetadata(), "step1", global_step=1)
         with pytest.raises(ValueError, match="already used"):
             writer.add_run_metadata(RunMetadata(), "step1")
+        writer.add_meta_graph(b"\x0a\x00", global_step=2)
+        with pytest.raises(TypeError, match="MetaGraphDef"):
+            writer.add_meta_graph("meta")
     (event,) = [e for e in _events(writer.path) if e.HasField("tagged_run_metadata")]
     assert event.tagged_run_metadata.tag == "step1" and event.step == 1
+    (event,) = [e for e in _events(writer.path) if e.HasField("meta_graph_def")]
+    assert event.meta_graph_def == b"\x0a\x00" and event.step == 2
     cached = S.FileWriterCache.get(tmp_path / "cache")
     assert S.FileWriterCache.get(str(tmp_path / "cache")) is cached
     S.FileWriterCache.clear()
@@ -378,5 +383,5 @@ def test_register_graph_kernel_checks():
 
     with pytest.raises(TypeError, match="kernel must be callable"):
         register_graph_kernel("Whatever", 3)
-    with pytest.raises(ValueError, match="'ScalarSummary' already has a kernel"):
+    with pytest.raises(ValueError, match="'ScalarSummary' already has an executor"):
         register_graph_kernel("ScalarSummary", lambda op, inputs: ())

@@ -35,6 +35,7 @@ from ...graph import (
     Session,
     TensorShape,
     control_dependencies,
+    errors,
     get_default_graph,
     get_default_session,
     global_variables_initializer,
@@ -46,15 +47,15 @@ from ...graph import (
     placeholder_with_default,
     variables_initializer,
 )
+from ...graph.errors import OpError
+from ...graph.proto import Event, HistogramProto, LogMessage, RunMetadata, RunOptions, SessionLog, Summary, SummaryMetadata
 from ...graph.py_func import numpy_function, py_func
-from . import experimental, initializers, random, train
-from .clip_ops import clip_by_global_norm, clip_by_norm, clip_by_value, global_norm
+from . import experimental, gfile, summary
 from .config import ConfigProto, GPUOptions, GraphOptions, OptimizerOptions
 from .framework import (
     EagerTensor,
     Graph,
     Tensor,
-    Variable,
     constant,
     convert_to_tensor,
     device,
@@ -66,6 +67,13 @@ from .framework import (
     name_scope,
     reset_default_graph,
 )
+from .platform import app, flags, logging
+
+bool = bool_  # noqa: A001 - TensorFlow's name
+half = float16
+double = float64
+from . import initializers, random, train
+from .clip_ops import clip_by_global_norm, clip_by_norm, clip_by_value, global_norm
 from .initializers import (
     constant_initializer,
     glorot_normal_initializer,
@@ -79,11 +87,11 @@ from .initializers import (
     variance_scaling_initializer,
     zeros_initializer,
 )
-from .platform import app, flags, logging
 from .random_ops import get_seed, multinomial, random_normal, random_shuffle, random_uniform, set_random_seed, truncated_normal
 from .variable_scope import AUTO_REUSE, VariableScope, get_local_variable, get_variable, get_variable_scope, variable_scope
 from .variables import (
     GraphKeys,
+    Variable,
     VariableV1,
     add_to_collection,
     add_to_collections,
@@ -105,7 +113,3 @@ from .variables import (
     report_uninitialized_variables,
     trainable_variables,
 )
-
-bool = bool_  # noqa: A001 - TensorFlow's name
-half = float16
-double = float64

@@ -26,14 +26,13 @@ import numpy as np
 from ..._core import dtype as _dt
 from ..._core.tensor import Tensor as _EmberTensor
 from ...graph import graph as _graph
-from ...graph.sources import Variable as _GraphVariable, constant as _graph_constant
-from ...graph.symbolic import TensorShape
+from ...graph.sources import constant as _graph_constant
 from ...graph.tensor import GraphTensor
 from ...ops import functional as F
 
 __all__ = [
-    "EagerTensor", "Graph", "Tensor", "constant", "convert_to_tensor", "device", "disable_eager_execution", "disable_v2_behavior",
-    "enable_eager_execution", "enable_v2_behavior", "executing_eagerly", "name_scope", "op_scope", "reset_default_graph",
+    "EagerTensor", "Graph", "TFOperators", "Tensor", "constant", "convert_to_tensor", "device", "disable_eager_execution", "disable_v2_behavior",
+    "enable_eager_execution", "enable_v2_behavior", "executing_eagerly", "infer_dtype", "name_scope", "op_scope", "reset_default_graph", "shape_text", "v2_behavior",
 ]  # fmt: skip
 
 
@@ -80,7 +79,7 @@ class _Scope:
 # -- conversion ------------------------------------------------------------------------------
 
 
-def _infer_dtype(value) -> _dt.DType:
+def infer_dtype(value) -> _dt.DType:
     """TensorFlow's dtype of a Python or NumPy value: float32 for Python floats, int32 for
     Python ints that fit (int64 otherwise), NumPy values keep theirs."""
     if isinstance(value, np.ndarray | np.generic):
@@ -153,7 +152,7 @@ def constant(value, dtype=None, shape=None, name: str = "Const", verify_shape: b
         if not isinstance(value, np.ndarray | np.generic):
             _check_compatible(value, dtype)
     else:
-        dtype = _infer_dtype(value)
+        dtype = infer_dtype(value)
     if verify_shape and shape is not None and tuple(np.shape(value)) != tuple(shape):
         raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, got {tuple(np.shape(value))}.")
     out = _graph_constant(value, dtype=dtype, shape=shape, name=name)
@@ -184,6 +183,11 @@ def convert_to_tensor(value, dtype=None, name: str | None = None, preferred_dtyp
 # -- the tensor with TensorFlow's operators -------------------------------------------------
 
 _V2_BEHAVIOR = [True]  # TensorFlow 2's compat.v1 prints (None, 3); after disable_v2_behavior, (?, 3)
+
+
+def v2_behavior() -> bool:
+    """Whether TensorFlow 2's printing is on (off after ``disable_v2_behavior()``)."""
+    return _V2_BEHAVIOR[0]
 
 
 def shape_text(shape) -> str:
@@ -407,53 +411,6 @@ class EagerTensor(TFOperators, _EmberTensor):
 
 def shape_text_of(shape: tuple) -> str:
     return f"({shape[0]},)" if len(shape) == 1 else f"({', '.join(str(d) for d in shape)})"
-
-
-class Variable(TFOperators, _GraphVariable):
-    """``tf.Variable``: ember's graph variable, with TensorFlow's operators and dtypes (a Python
-    int initial value is int32)."""
-
-    __slots__ = ()
-
-    def __new__(cls, initial_value=None, trainable=None, collections=None, validate_shape: bool = True, caching_device=None,
-                name: str | None = None, variable_def=None, dtype=None, expected_shape=None, import_scope=None, constraint=None,
-                use_resource=None, synchronization=None, aggregation=None, shape=None):  # fmt: skip
-        if variable_def is not None:
-            raise NotImplementedError("Variable(): building a variable from a VariableDef (variable_def=) is not supported")
-        if callable(initial_value):  # called inside the variable's scope, so its nodes are <name>/Initializer/...
-            make = initial_value
-
-            def initial_value():
-                value = make()
-                return value if isinstance(value, GraphTensor) else _as_array(value, dtype)
-
-        elif initial_value is not None and not isinstance(initial_value, GraphTensor):
-            initial_value = _as_array(initial_value, dtype)
-        if shape is not None and not TensorShape(shape).is_fully_defined():
-            validate_shape = False  # TensorFlow's way to declare a variable whose shape may change
-        return _GraphVariable.__new__(cls, initial_value, trainable=True if trainable is None else trainable, name=name, dtype=dtype,
-                                      validate_shape=validate_shape, collections=collections)  # fmt: skip
-
-    def __repr__(self) -> str:
-        ref = "" if _V2_BEHAVIOR[0] else "_ref"
-        return f"<tf.Variable '{self.name}' shape={shape_text(self._static)} dtype={self._dtype.name}{ref}>"
-
-    __str__ = __repr__
-
-
-def _as_array(value, dtype) -> np.ndarray:
-    """An initial value as a NumPy array of TensorFlow's dtype for it."""
-    if isinstance(value, _EmberTensor):
-        return value.numpy()
-    if dtype is not None:
-        dtype = _dt.as_dtype(dtype, op="Variable", arg="dtype")
-        if not isinstance(value, np.ndarray | np.generic):
-            _check_compatible(value, dtype)
-    else:
-        dtype = _infer_dtype(value)
-    if dtype is _dt.string:
-        return np.asarray(value, dtype=object)
-    return np.asarray(value, dtype=dtype.numpy_dtype)
 
 
 class Graph(_graph.Graph):

@@ -27,9 +27,8 @@ from ..._core import dtype as _dt
 from ...graph.graph import Graph, get_default_graph
 from ...graph.symbolic import as_shape
 from ...graph.tensor import GraphTensor
-from .framework import Variable
 from .initializers import glorot_uniform_initializer, zeros_initializer
-from .variables import GraphKeys
+from .variables import GraphKeys, Variable
 
 __all__ = ["AUTO_REUSE", "VariableScope", "get_local_variable", "get_variable", "get_variable_scope", "variable_scope"]
 

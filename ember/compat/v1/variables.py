@@ -1,24 +1,31 @@
-"""TensorFlow 1's collections and variable lists: ``GraphKeys``, ``get_collection``, the global,
-local, model and trainable variables, their initializers and the initialisation checks.
+"""TensorFlow 1's variables and collections: ``tf.Variable``, ``GraphKeys``, ``get_collection``,
+the variable lists (global, local, model, trainable) and their initializers and checks.
 
-Collections are the graph's own lists, keyed by the strings of ``GraphKeys``; ``tf.Variable``
-itself is ``framework.Variable`` (``collections=`` says which lists hold it).
+A variable is ember's graph ``Variable`` (a ``VariableV2`` node with its ``Assign`` initializer
+and ``read`` identity). Here it takes TensorFlow's defaults: a Python integer initial value is
+int32 (ember's graph ``constant`` makes int64, PyTorch's default), and ``collections`` say which
+graph collections hold it. Collections are the graph's own lists, keyed by the strings of
+``GraphKeys``.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..._core import dtype as _dt
+from ..._core.tensor import Tensor as _EmberTensor
 from ...graph import sources as _sources
 from ...graph.graph import Operation, get_default_graph
-from ...graph.symbolic import TensorShape, probe_shape
+from ...graph.symbolic import TensorShape, as_shape, probe_shape
 from ...graph.tensor import GraphTensor
-from .framework import Variable
+from .framework import TFOperators, infer_dtype, shape_text, v2_behavior
 
 __all__ = [
     "GraphKeys",
     "assign",
     "assign_add",
     "assign_sub",
+    "Variable",
     "VariableV1",
     "add_to_collection",
     "add_to_collections",
@@ -141,6 +148,62 @@ def initialize_all_variables() -> Operation:
 def initialize_local_variables() -> Operation:
     """Deprecated TensorFlow alias of ``local_variables_initializer()``."""
     return local_variables_initializer()
+
+
+# -- tf.Variable ---------------------------------------------------------------------------------------
+
+
+def _tf_initial_value(value, dtype):
+    """A Python value as TensorFlow converts it (``framework``'s rule: integers as int32, int64
+    where they do not fit, floats as float32); NumPy arrays and tensors keep their dtype."""
+    if callable(value):  # called inside the variable's scope; what it returns is converted the same way
+        return lambda: _tf_initial_value(value(), dtype)
+    if dtype is not None or isinstance(value, (np.ndarray, np.generic, _EmberTensor)):
+        return value
+    if isinstance(value, (bool, int, float, complex, str, bytes, list, tuple)):
+        inferred = infer_dtype(value)
+        return np.asarray(value, dtype=object if inferred is _dt.string else inferred.numpy_dtype)
+    return value
+
+
+class Variable(TFOperators, _sources.Variable):
+    """TensorFlow 1's ``tf.Variable``: ember's graph variable with TensorFlow's dtype defaults.
+
+    >>> import ember.compat.v1 as tf
+    >>> with tf.Graph().as_default():
+    ...     v = tf.Variable(3, name="counter")
+    >>> v.name, v.dtype.name, v.shape
+    ('counter:0', 'int32', TensorShape([]))
+    """
+
+    __slots__ = ("_constraint",)
+
+    def __new__(cls, initial_value=None, trainable=None, collections=None, validate_shape: bool = True, caching_device=None, name=None,
+                variable_def=None, dtype=None, expected_shape=None, import_scope=None, constraint=None, use_resource=None,
+                synchronization=None, aggregation=None, shape=None):  # fmt: skip
+        if variable_def is not None:
+            raise NotImplementedError("Variable(): building a variable from a VariableDef (variable_def=) is not supported")
+        if constraint is not None and not callable(constraint):
+            raise ValueError("The `constraint` argument must be a callable.")
+        trainable = True if trainable is None else trainable
+        if shape is not None and not as_shape(shape).is_fully_defined():
+            validate_shape = False  # TensorFlow's way to declare a variable whose shape may change
+        value = _tf_initial_value(initial_value, dtype)
+        self = _sources.Variable.__new__(
+            cls, value, trainable=trainable, name=name, dtype=dtype, validate_shape=validate_shape, collections=collections
+        )
+        self._constraint = constraint
+        return self
+
+    @property
+    def constraint(self):
+        return self._constraint
+
+    def __repr__(self) -> str:
+        ref = "" if v2_behavior() else "_ref"
+        return f"<tf.Variable '{self.name}' shape={shape_text(self._static)} dtype={self._dtype.name}{ref}>"
+
+    __str__ = __repr__
 
 
 VariableV1 = Variable

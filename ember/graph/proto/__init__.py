@@ -23,9 +23,10 @@ from ...interop.proto.compiler import compile_proto
 from ...interop.proto.messages import DataType, TensorProto, TensorShapeProto
 
 __all__ = [
-    "DESCRIPTOR", "AttrValue", "DataType", "DeviceStepStats", "Event", "GraphDef", "HistogramProto", "LogMessage",
-    "NodeDef", "NodeExecStats", "NodeOutput", "RunMetadata", "RunOptions", "SessionLog", "StepStats", "Summary",
-    "SummaryMetadata", "TaggedRunMetadata", "TensorDescription", "TensorProto", "TensorShapeProto", "VersionDef",
+    "DESCRIPTOR", "AttrValue", "DataType", "DeviceStepStats", "Event", "FunctionDef", "FunctionDefLibrary", "GraphDef",
+    "HistogramProto", "LogMessage", "NameAttrList", "NodeDef", "NodeExecStats", "NodeOutput", "OpDef", "RunMetadata", "RunOptions",
+    "SessionLog", "StepStats", "Summary", "SummaryMetadata", "TaggedRunMetadata", "TensorDescription", "TensorProto", "TensorShapeProto",
+    "VersionDef",
 ]
 
 # Each file after the ones it imports; all go into the pool of ember's tensor.proto.
@@ -91,3 +92,8 @@ DeviceStepStats = _message_class("ember.DeviceStepStats", "DeviceStepStats")
 NodeExecStats = _message_class("ember.NodeExecStats", "NodeExecStats")
 NodeOutput = _message_class("ember.NodeOutput", "NodeOutput")
 TensorDescription = _message_class("ember.TensorDescription", "TensorDescription")
+NameAttrList = _message_class("ember.NameAttrList", "NameAttrList")
+FunctionDefLibrary = _message_class("ember.FunctionDefLibrary", "FunctionDefLibrary")
+FunctionDef = _message_class("ember.FunctionDef", "FunctionDef")
+OpDef = _message_class("ember.OpDef", "OpDef")
+_message_class("ember.OpDef.ArgDef", "OpDef.ArgDef")

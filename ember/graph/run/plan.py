@@ -25,15 +25,27 @@ from ..errors import FailedPreconditionError
 from ..symbolic import SymInt, evaluate, has_symbols
 
 __all__ = [
-    "FailedPreconditionError", "Plan", "Step", "data_inputs", "inplace_target", "needed_ops", "register_graph_kernel", "schedule",
+    "EXECUTORS", "FailedPreconditionError", "Plan", "Step", "data_inputs", "inplace_target", "needed_ops", "register_executor",
+    "register_graph_kernel", "schedule",
 ]
 
 _WRITES = {"Assign", "AssignAdd", "AssignSub"}
 # nodes that ask whether their input variables hold a value: they never read the values
 _QUERIES = {"IsVariableInitialized", "ReportUninitializedVariables"}
 
-# graph-only node type -> kernel(op, input tensors) -> output tensors (see register_graph_kernel)
-_GRAPH_KERNELS: dict = {}
+# Graph-only node types defined above this floor (control flow, summaries, PyFunc, Print, Assert):
+# type -> run(step, values, session) (see register_executor and register_graph_kernel)
+EXECUTORS: dict = {}
+
+
+def register_executor(op_type: str, run) -> None:
+    """Teach plans to run graph-only nodes of ``op_type``: ``run(step, values, session)`` reads its
+    inputs from ``values[step.ins[k]]`` and stores its outputs in ``values[step.outs[k]]``."""
+    old = EXECUTORS.get(op_type)
+    if old is not None and old is not run and (old.__module__, old.__qualname__) != (run.__module__, run.__qualname__):
+        raise ValueError(f"register_executor(): {op_type!r} already has an executor")  # (a reload re-registers)
+    EXECUTORS[op_type] = run
+
 
 
 def register_graph_kernel(op_type: str, kernel) -> None:
@@ -41,14 +53,20 @@ def register_graph_kernel(op_type: str, kernel) -> None:
 
     ``kernel(op, inputs)`` gets the Operation and its input values (ember tensors) and returns
     a tuple of its output values. The node must not write a variable: it computes its outputs
-    from its inputs (reading ``op.attrs`` as it needs). A type is registered once.
+    from its inputs (reading ``op.attrs`` as it needs). The simple form of ``register_executor``.
     """
     if not callable(kernel):
         raise TypeError(f"register_graph_kernel(): kernel must be callable, got {type(kernel).__name__}")
-    old = _GRAPH_KERNELS.get(op_type)
-    if old is not None and (old.__module__, old.__qualname__) != (kernel.__module__, kernel.__qualname__):  # a reload re-registers
-        raise ValueError(f"register_graph_kernel(): node type {op_type!r} already has a kernel")
-    _GRAPH_KERNELS[op_type] = kernel
+
+    def run(step, values, session) -> None:
+        results = kernel(step.op, [values[i] for i in step.ins])
+        if len(results) != len(step.outs):
+            raise RuntimeError(f"the kernel of {op_type} ({step.op.name}) returned {len(results)} values for {len(step.outs)} outputs")
+        for s, r in zip(step.outs, results, strict=True):
+            values[s] = r
+
+    run.__module__, run.__qualname__ = kernel.__module__, kernel.__qualname__  # a reload registers the same kernel again
+    register_executor(op_type, run)
 
 
 def data_inputs(op) -> tuple:
@@ -235,7 +253,7 @@ class Plan:
                     env.setdefault(var, result[k]._shape[j])
                 ins = result = r = None  # no reference here may outlive the slot the plan frees
             else:
-                _run_graph_op(step, values, variables)
+                _run_graph_op(step, values, variables, session)
             if monitor is not None:
                 monitor.after_step(step.op, [values[s] for s in step.outs], start)
             for s in step.free:
@@ -286,7 +304,7 @@ def _read(variables: dict, var, reader):
     return value
 
 
-def _run_graph_op(step: Step, values: list, variables: dict) -> None:
+def _run_graph_op(step: Step, values: list, variables: dict, session=None) -> None:
     op = step.op
     kind = step.kind
     if kind in _WRITES:
@@ -314,12 +332,7 @@ def _run_graph_op(step: Step, values: list, variables: dict) -> None:
         raise RuntimeError(f"placeholder {op.name} reached without a feed")  # Session checks feeds first
     elif kind == "Fused":
         op.attrs["program"].run_step(step, values)
+    elif kind in EXECUTORS:
+        EXECUTORS[kind](step, values, session)
     else:
-        kernel = _GRAPH_KERNELS.get(kind)
-        if kernel is None:
-            raise NotImplementedError(f"graph op type {kind!r} ({op.name}) has no executor")
-        results = kernel(op, [values[i] for i in step.ins])
-        if len(results) != len(step.outs):
-            raise RuntimeError(f"the kernel of {kind} ({op.name}) returned {len(results)} values for {len(step.outs)} outputs")
-        for s, r in zip(step.outs, results, strict=True):
-            values[s] = r
+        raise NotImplementedError(f"graph op type {kind!r} ({op.name}) has no executor")
