@@ -253,3 +253,19 @@ def test_local_variables_and_initialisation_reports():
     with tf.Session(graph=g) as sess:
         sess.run(legacy)
         assert [s.decode() for s in sess.run(report)] == ["count"]
+
+
+def test_initialized_value_reads_the_initial_value_until_the_variable_holds_one():
+    with tf.Graph().as_default() as g:
+        w = tf.Variable([1.0, 2.0], name="w")
+        twice = tf.Variable(w.initialized_value() * 2, name="twice")
+        init = tf.global_variables_initializer()
+    with tf.Session(graph=g) as sess:
+        sess.run(twice.initializer)  # w has no value yet: its initial value is read
+        np.testing.assert_array_equal(sess.run(twice), [2.0, 4.0])
+        sess.run(w.initializer)
+        sess.run(w.assign([5.0, 6.0]))
+        np.testing.assert_array_equal(sess.run(w.initialized_value()), [5.0, 6.0])
+    with tf.Session(graph=g) as sess:
+        sess.run(init)
+        np.testing.assert_array_equal(sess.run(twice), [2.0, 4.0])

@@ -31,7 +31,7 @@ __all__ = [
 
 _WRITES = {"Assign", "AssignAdd", "AssignSub"}
 # nodes that ask whether their input variables hold a value: they never read the values
-_QUERIES = {"IsVariableInitialized", "ReportUninitializedVariables"}
+_QUERIES = {"IsVariableInitialized", "ReportUninitializedVariables", "InitializedValue"}
 
 # Graph-only node types defined above this floor (control flow, summaries, PyFunc, Print, Assert):
 # type -> run(step, values, session) (see register_executor and register_graph_kernel)
@@ -179,8 +179,10 @@ class Plan:
             outs = tuple(slot(t) for t in op.outputs)
             kind = op.kind if op.op_expr is None else "primitive"
             step = Step(op, kind, ins, outs)
-            if kind in _QUERIES:
-                step.var = tuple(origin.get(t._op, t._op) for t in op.inputs)
+            if kind in _QUERIES:  # InitializedValue asks of its first input only, and reads the second (the initial value)
+                asked = op.inputs[:1] if kind == "InitializedValue" else op.inputs
+                step.var = tuple(origin.get(t._op, t._op) for t in asked)
+                step.reads = tuple((s, variables[s]) for s in ins[len(asked):] if s in variables)
                 self.steps.append(step)
                 continue
             step.reads = tuple((s, variables[s]) for s in (ins[1:] if kind in _WRITES else ins) if s in variables)
@@ -325,6 +327,9 @@ def _run_graph_op(step: Step, values: list, variables: dict, session=None) -> No
         pass
     elif kind == "IsVariableInitialized":
         values[step.outs[0]] = tensor(step.var[0] in variables)
+    elif kind == "InitializedValue":
+        value = variables.get(step.var[0])
+        values[step.outs[0]] = values[step.ins[1]] if value is None else value
     elif kind == "ReportUninitializedVariables":
         names = [var.name for var in step.var if var not in variables]
         values[step.outs[0]] = tensor(np.array(names, dtype=object).reshape(len(names)), dtype=string)
