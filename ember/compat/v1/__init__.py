@@ -50,7 +50,8 @@ from ...graph import (
 from ...graph.errors import OpError
 from ...graph.proto import Event, HistogramProto, LogMessage, RunMetadata, RunOptions, SessionLog, Summary, SummaryMetadata
 from ...graph.py_func import numpy_function, py_func
-from . import experimental, gfile, summary
+from . import experimental, gfile, initializers, random, summary, train
+from .clip_ops import clip_by_global_norm, clip_by_norm, clip_by_value, global_norm
 from .config import ConfigProto, GPUOptions, GraphOptions, OptimizerOptions
 from .framework import (
     EagerTensor,
@@ -67,13 +68,6 @@ from .framework import (
     name_scope,
     reset_default_graph,
 )
-from .platform import app, flags, logging
-
-bool = bool_  # noqa: A001 - TensorFlow's name
-half = float16
-double = float64
-from . import initializers, random, train
-from .clip_ops import clip_by_global_norm, clip_by_norm, clip_by_value, global_norm
 from .initializers import (
     constant_initializer,
     glorot_normal_initializer,
@@ -87,6 +81,7 @@ from .initializers import (
     variance_scaling_initializer,
     zeros_initializer,
 )
+from .platform import app, flags, logging
 from .random_ops import get_seed, multinomial, random_normal, random_shuffle, random_uniform, set_random_seed, truncated_normal
 from .variable_scope import AUTO_REUSE, VariableScope, get_local_variable, get_variable, get_variable_scope, variable_scope
 from .variables import (
@@ -113,3 +108,7 @@ from .variables import (
     report_uninitialized_variables,
     trainable_variables,
 )
+
+bool = bool_  # noqa: A001 - TensorFlow's name
+half = float16
+double = float64
