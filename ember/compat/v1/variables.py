@@ -199,16 +199,6 @@ class Variable(TFOperators, _sources.Variable):
     def constraint(self):
         return self._constraint
 
-    def initialized_value(self) -> GraphTensor:
-        """The variable's value where it is initialised, else its initial value: what initialising
-        another variable from this one reads, whatever order the initializers run in."""
-        graph = self.graph
-        with graph.as_default(), graph.control_dependencies(None), graph.name_scope(self.op.name + "/"):
-            init = self.initial_value
-            op = graph.create_op("InitializedValue", (self, init), {"dtype": self._dtype}, [(init._shape, self._static, self._dtype)],
-                                 name="initialized_value")  # fmt: skip
-        return op.outputs[0]
-
     def __repr__(self) -> str:
         ref = "" if v2_behavior() else "_ref"
         return f"<tf.Variable '{self.name}' shape={shape_text(self._static)} dtype={self._dtype.name}{ref}>"

@@ -306,6 +306,12 @@ def _read(variables: dict, var, reader):
     return value
 
 
+def _fresh(op) -> bool:
+    """Whether ``op``'s outputs are new memory of its own (a kernel's output, not a view, a
+    constant, a variable's value or a pass-through)."""
+    return op.kind == "Fused" or (op.op_expr is not None and op.op_expr.view is None)
+
+
 def _run_graph_op(step: Step, values: list, variables: dict, session=None) -> None:
     op = step.op
     kind = step.kind
@@ -317,8 +323,13 @@ def _run_graph_op(step: Step, values: list, variables: dict, session=None) -> No
             if old is None:
                 raise FailedPreconditionError(None, op, f"Attempting to use uninitialized value {var.name}\n\t [[node {op.name}]]")
             new = old + new if kind == "AssignAdd" else old - new
-        elif new._shape != tuple(op.inputs[0]._shape) and op.inputs[0]._static.is_fully_defined():
-            raise ValueError(f"{op.name}: cannot assign a value of shape {tuple(new._shape)} to {var.name} of shape {op.inputs[0]._static}")
+        else:
+            if new._shape != tuple(op.inputs[0]._shape) and op.inputs[0]._static.is_fully_defined():
+                raise ValueError(f"{op.name}: cannot assign a value of shape {tuple(new._shape)} to {var.name} of shape {op.inputs[0]._static}")
+            if not _fresh(op.inputs[1]._op):
+                # a constant's value or another variable's: the static executor later writes this
+                # variable in place, which must not reach the graph's constant or the other variable
+                new = new.clone()
         variables[var] = new
         values[step.outs[0]] = new
     elif kind in ("Identity", "PlaceholderWithDefault"):
