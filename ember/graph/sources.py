@@ -89,7 +89,7 @@ def placeholder(dtype, shape=None, name: str | None = None) -> GraphTensor:
     >>> with ember.Graph().as_default():
     ...     x = ember.placeholder(ember.float32, shape=(None, 3), name="x")
     >>> x, x.shape.as_list()
-    (Tensor("x:0", shape=(?, 3), dtype=float32), [None, 3])
+    (Tensor("x:0", shape=(None, 3), dtype=float32), [None, 3])
     """
     graph = _graph_for("placeholder")
     dtype = _dt.as_dtype(dtype, op="placeholder", arg="dtype")

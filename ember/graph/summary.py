@@ -30,7 +30,7 @@ from .summary_ops import SUMMARIES, audio, histogram, image, merge, merge_all, s
 __all__ = [
     "FILE_VERSION", "SUMMARIES", "Event", "FileWriter", "FileWriterCache", "SessionLog", "Summary", "SummaryMetadata",
     "TaggedRunMetadata", "audio", "crc32c", "histogram", "image", "masked_crc32c", "merge", "merge_all", "read_records",
-    "scalar", "tensor_summary", "text", "tfrecord",
+    "scalar", "summary_iterator", "tensor_summary", "text", "tfrecord",
 ]
 
 FILE_VERSION = "brain.Event:2"
@@ -142,6 +142,13 @@ def read_records(path: str | os.PathLike):
             yield data
 
 
+def summary_iterator(path: str | os.PathLike):
+    """Yields the ``Event`` messages of an event file, in order (TensorFlow 1's
+    ``tf.compat.v1.train.summary_iterator``)."""
+    for record in read_records(path):
+        yield Event.FromString(record)
+
+
 class FileWriter:
     """Writes an event file TensorBoard reads, like ``tf.compat.v1.summary.FileWriter``.
 
@@ -155,7 +162,7 @@ class FileWriter:
     >>> with tempfile.TemporaryDirectory() as logdir:
     ...     with FileWriter(logdir) as writer:
     ...         writer.add_summary(Summary(value=[Summary.Value(tag="loss", simple_value=0.5)]), global_step=3)
-    ...     kinds = [Event.FromString(r).WhichOneof("what") for r in read_records(writer.path)]
+    ...     kinds = [event.WhichOneof("what") for event in summary_iterator(writer.path)]
     >>> kinds
     ['file_version', 'summary']
     """

@@ -39,7 +39,6 @@ from ...graph import (
     get_default_graph,
     get_default_session,
     global_variables_initializer,
-    gradients,
     group,
     identity,
     no_op,
@@ -68,6 +67,7 @@ from .framework import (
     name_scope,
     reset_default_graph,
 )
+from .gradients_impl import UnconnectedGradients, gradients, hessians
 from .initializers import (
     constant_initializer,
     glorot_normal_initializer,

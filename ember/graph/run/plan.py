@@ -21,7 +21,7 @@ import numpy as np
 from ..._core.dtype import string
 from ..._core.tensor import tensor
 from ...dispatch.interpreter import EAGER
-from ..errors import FailedPreconditionError
+from ..errors import FailedPreconditionError, OpError, from_exception
 from ..symbolic import SymInt, evaluate, has_symbols
 
 __all__ = [
@@ -219,9 +219,11 @@ class Plan:
         for i, step in enumerate(self.steps):
             step.free = tuple(frees.get(i, ()))
 
-    def run(self, session, feed_values: list, monitor=None) -> list:
+    def run(self, session, feed_values: list, monitor=None, tf_errors: bool = False) -> list:
         """The fetched values. ``monitor``, if given, hears ``after_step(op, outputs, start_ns)``
-        after each node (``run_metadata.py``'s RunTracer: timings and a deadline)."""
+        after each node (``run_metadata.py``'s RunTracer: timings and a deadline). With
+        ``tf_errors`` (a Session's run), a kernel's exception is raised as TensorFlow's OpError
+        naming the node (``errors.from_exception``); else as it is (``ember.compile``)."""
         values = self.template.copy()
         env: dict = {}
         for s, v, binds in zip(self.feed_slots, feed_values, self.feed_binds, strict=True):
@@ -230,36 +232,41 @@ class Plan:
                 env[var] = v._shape[j]
         apply = EAGER.apply
         variables = session._variables
-        for step in self.steps:
-            if monitor is not None:
-                start = time.time_ns()
-            if step.reads:
-                for s, var in step.reads:
-                    values[s] = _read(variables, var, step.op)
-            kind = step.kind
-            if kind == "primitive":
-                attrs = step.attrs
-                if step.symbolic:
-                    attrs = {k: evaluate(v, env) for k, v in attrs.items()}
-                ins = tuple([values[i] for i in step.ins])
-                if step.view:
-                    result = _view(step.op.op_expr, ins, attrs)
-                elif step.inplace is not None and (target := inplace_target(ins, step.inplace)) is not None:
-                    result = apply(step.op.op_expr, ins, attrs, (target,))
-                    target = None
+        try:
+            for step in self.steps:
+                if monitor is not None:
+                    start = time.time_ns()
+                if step.reads:
+                    for s, var in step.reads:
+                        values[s] = _read(variables, var, step.op)
+                kind = step.kind
+                if kind == "primitive":
+                    attrs = step.attrs
+                    if step.symbolic:
+                        attrs = {k: evaluate(v, env) for k, v in attrs.items()}
+                    ins = tuple([values[i] for i in step.ins])
+                    if step.view:
+                        result = _view(step.op.op_expr, ins, attrs)
+                    elif step.inplace is not None and (target := inplace_target(ins, step.inplace)) is not None:
+                        result = apply(step.op.op_expr, ins, attrs, (target,))
+                        target = None
+                    else:
+                        result = apply(step.op.op_expr, ins, attrs)
+                    for s, r in zip(step.outs, result, strict=True):
+                        values[s] = r
+                    for k, j, var in step.binds:
+                        env.setdefault(var, result[k]._shape[j])
+                    ins = result = r = None  # no reference here may outlive the slot the plan frees
                 else:
-                    result = apply(step.op.op_expr, ins, attrs)
-                for s, r in zip(step.outs, result, strict=True):
-                    values[s] = r
-                for k, j, var in step.binds:
-                    env.setdefault(var, result[k]._shape[j])
-                ins = result = r = None  # no reference here may outlive the slot the plan frees
-            else:
-                _run_graph_op(step, values, variables, session)
-            if monitor is not None:
-                monitor.after_step(step.op, [values[s] for s in step.outs], start)
-            for s in step.free:
-                values[s] = None
+                    _run_graph_op(step, values, variables, session)
+                if monitor is not None:
+                    monitor.after_step(step.op, [values[s] for s in step.outs], start)
+                for s in step.free:
+                    values[s] = None
+        except (RuntimeError, ValueError, IndexError) as error:
+            if not tf_errors or isinstance(error, OpError):
+                raise
+            raise from_exception(error, step.op) from error
         for s, var in self.fetch_reads:
             values[s] = _read(variables, var, var)
         return [values[s] for s in self.fetch_slots]
