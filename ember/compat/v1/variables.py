@@ -98,14 +98,17 @@ def get_collection_ref(key: str) -> list:
 
 
 def add_to_collection(name: str, value) -> None:
+    """Append ``value`` to the default graph's collection ``name``."""
     get_default_graph().add_to_collection(name, value)
 
 
 def add_to_collections(names, value) -> None:
+    """Append ``value`` to each of the default graph's collections ``names`` (once each)."""
     get_default_graph().add_to_collections(names, value)
 
 
 def global_variables(scope: str | None = None) -> list:
+    """The default graph's global variables (those a ``Saver`` saves), filtered by the ``scope`` regex."""
     return get_collection(GraphKeys.GLOBAL_VARIABLES, scope)
 
 
@@ -115,18 +118,22 @@ def all_variables() -> list:
 
 
 def trainable_variables(scope: str | None = None) -> list:
+    """The default graph's trainable variables (what optimizers update), filtered by the ``scope`` regex."""
     return get_collection(GraphKeys.TRAINABLE_VARIABLES, scope)
 
 
 def local_variables(scope: str | None = None) -> list:
+    """The default graph's local variables (per-process state such as metric counters), filtered by ``scope``."""
     return get_collection(GraphKeys.LOCAL_VARIABLES, scope)
 
 
 def model_variables(scope: str | None = None) -> list:
+    """The default graph's model variables (the ``model_variables`` collection), filtered by ``scope``."""
     return get_collection(GraphKeys.MODEL_VARIABLES, scope)
 
 
 def moving_average_variables(scope: str | None = None) -> list:
+    """The variables an ``ExponentialMovingAverage`` tracks, filtered by ``scope``."""
     return get_collection(GraphKeys.MOVING_AVERAGE_VARIABLES, scope)
 
 
