@@ -132,4 +132,5 @@ def test_a_probe_shape_draws_a_seeded_batch_of_the_fed_size():
 
     (a2, a5), (b2, b5) = run(), run()
     assert a2.shape == (2, 3) and a5.shape == (5, 3) and ((a5 >= 0) & (a5 < 1)).all()
+    np.testing.assert_array_equal(a2, b2)
     np.testing.assert_array_equal(a5, b5)
