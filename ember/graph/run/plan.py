@@ -88,7 +88,9 @@ def needed_ops(targets: list, fed: set) -> set:
         for t in data_inputs(op):
             if id(t) not in fed:
                 stack.append(t._op)
-        stack.extend(op.control_inputs)
+        for c in op.control_inputs:  # a fed placeholder has run, as far as what waits on it knows
+            if not (c.kind in ("Placeholder", "PlaceholderWithDefault") and c.outputs and all(id(t) in fed for t in c.outputs)):
+                stack.append(c)
     return seen
 
 
