@@ -46,10 +46,11 @@ from ...graph import (
     placeholder_with_default,
     variables_initializer,
 )
+from ...graph.dimension import Dimension, dimension_value
 from ...graph.errors import OpError
 from ...graph.proto import Event, HistogramProto, LogMessage, RunMetadata, RunOptions, SessionLog, Summary, SummaryMetadata
 from ...graph.py_func import numpy_function, py_func
-from . import experimental, gfile, initializers, layers, losses, nn, random, summary, train
+from . import experimental, gfile, initializers, io, layers, losses, nn, random, summary, train
 from .clip_ops import clip_by_global_norm, clip_by_norm, clip_by_value, global_norm
 from .config import ConfigProto, GPUOptions, GraphOptions, OptimizerOptions
 from .control_flow_ops import (
@@ -136,3 +137,4 @@ from ...graph.flow_ops import (  # noqa: E402 - TensorFlow's assert_* at the top
     assert_none_equal,
     assert_positive,
 )
+from .io import parse_tensor, serialize_tensor, write_graph  # noqa: E402
