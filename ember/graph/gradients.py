@@ -7,6 +7,8 @@ ops are recorded as nodes like any others. Contributions to one tensor are summe
 
 from __future__ import annotations
 
+import contextlib
+
 from ..ops import functional as F
 from .graph import Graph
 from .run.plan import data_inputs
@@ -65,6 +67,26 @@ def _between(ys: list, xs: list) -> set:
     return forward
 
 
+def _ember_class(t) -> type:
+    """The graph-mode class under ``t``'s (a subclass may give the operators another meaning:
+    TensorFlow's ``==`` is identity, and it refuses ``float * bool``)."""
+    return next(c for c in type(t).__mro__ if c.__module__.startswith("ember.graph."))
+
+
+@contextlib.contextmanager
+def _ember_operators(tensors):
+    """Derivative formulas are written with ember's operators: ``tensors`` (a node's inputs,
+    outputs and incoming gradients) have graph mode's own class while one runs."""
+    changed = [(t, type(t)) for t in tensors if t is not None and type(t) is not _ember_class(t)]
+    for t, _ in changed:
+        t.__class__ = _ember_class(t)
+    try:
+        yield
+    finally:
+        for t, cls in changed:
+            t.__class__ = cls
+
+
 def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None):
     """The symbolic gradients of ``sum(ys)`` with respect to each of ``xs`` (None where a
     y does not depend on an x).
@@ -89,6 +111,19 @@ def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None
         if len(grad_ys) != len(ys):
             raise ValueError(f"gradients(): passed {len(grad_ys)} grad_ys for {len(ys)} ys")
     stops = {id(t) for t in (stop_gradients or ())}
+    first = len(graph._ops)
+    tensor_class, graph.tensor_class = graph.tensor_class, GraphTensor  # the backward nodes compute with ember's operators
+    try:
+        return _backward(graph, ys, xs, grad_ys, stops, name)
+    finally:
+        graph.tensor_class = tensor_class
+        for op in graph._ops[first:]:  # what the caller sees has the graph's own tensor class
+            for t in op.outputs:
+                if type(t) is GraphTensor and tensor_class is not GraphTensor:
+                    t.__class__ = tensor_class
+
+
+def _backward(graph, ys, xs, grad_ys, stops, name):
     grads: dict = {}  # id(tensor) -> list of gradient tensors
 
     def add(t, g) -> None:
@@ -126,7 +161,7 @@ def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None
                 continue
             if None in outs:
                 outs = [F.zeros(t._shape, dtype=t._dtype) if g is None else g for g, t in zip(outs, op.outputs, strict=True)]
-            with graph.name_scope(f"{op.name.rsplit('/', 1)[-1]}_grad"):
+            with graph.name_scope(f"{op.name.rsplit('/', 1)[-1]}_grad"), _ember_operators((*op.inputs, *op.outputs, *outs)):
                 result = expr.derivative(_GraphContext(op, needs), *outs)
             result = result if isinstance(result, tuple) else (result,)
             for t, g, need in zip(op.inputs, result, needs, strict=False):

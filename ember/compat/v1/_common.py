@@ -8,8 +8,9 @@ import numbers
 import numpy as np
 
 from ..._core import dtype as _dt
+from ..._core.tensor import Tensor as _EmberTensor
 from ...graph.tensor import GraphTensor
-from .framework import convert_to_tensor
+from .framework import _check_compatible, convert_to_tensor
 
 __all__ = ["FLOATS", "as_pair", "check_dtype", "is_int", "static_axes", "static_value", "tensor"]
 
@@ -37,15 +38,31 @@ def as_pair(x, y, op_type: str, xname: str = "x", yname: str = "y"):
     """Two operands of one dtype: a Python/NumPy value takes the graph tensor's dtype (as
     TensorFlow's ``convert_to_tensor`` with the other as hint); two dtypes are refused."""
     if isinstance(y, GraphTensor) and not isinstance(x, GraphTensor):
+        _check_python(x, y._dtype, xname, op_type)
         x = tensor(x, xname, dtype_hint=y._dtype)
     else:
         x = tensor(x, xname)
+    if not isinstance(y, GraphTensor):
+        _check_python(y, x._dtype, yname, op_type)
     y = tensor(y, yname, dtype_hint=x._dtype)
     if x._dtype is not y._dtype:
         raise TypeError(
             f"Input '{yname}' of '{op_type}' Op has type {y._dtype.name} that does not match type {x._dtype.name} of argument '{xname}'."
         )
     return x, y
+
+
+def _check_python(value, dtype: _dt.DType, arg: str, op_type: str) -> None:
+    """TensorFlow's refusal of a Python operand that the tensor's dtype cannot hold (1.5 for int32)."""
+    if isinstance(value, _EmberTensor | np.ndarray | np.generic) or dtype is _dt.string:
+        return
+    try:
+        _check_compatible(value, dtype)
+    except TypeError as error:
+        raise TypeError(
+            f"Expected {dtype.name} passed to parameter '{arg}' of op '{op_type}', got {value!r} of type '{type(value).__name__}' "
+            f"instead. Error: {error}"
+        ) from None
 
 
 def static_value(value, what: str):

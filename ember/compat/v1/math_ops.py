@@ -20,7 +20,9 @@ import builtins
 import numpy as np
 
 from ..._core import dtype as _dt
+from ...dispatch import dispatch
 from ...ops import functional as F
+from ...ops.conversion import TO_COPY
 from ._common import FLOATS, REALS, as_pair, check_dtype, is_int, tensor
 from .framework import _truediv, op_scope
 
@@ -292,8 +294,8 @@ def cast(x, dtype, name=None):
         if x._dtype is _dt.string or dtype is _dt.string:
             raise TypeError(f"Cast: casting between {x._dtype.name} and {dtype.name} is not supported (tf.strings does that)")
         if x._dtype.is_complex and not dtype.is_complex:
-            x = F.real(x)
-        return scope.out(x.to(dtype), "Cast")
+            x = F.real(x)  # a strided view: the copy below reads it as it is
+        return scope.out(dispatch(TO_COPY, (x,), {"dtype": dtype})[0], "Cast")
 
 
 def saturate_cast(value, dtype, name=None):
