@@ -160,3 +160,13 @@ def test_specialised_static_plans_train_exactly_like_the_general_executor(make_o
     np.testing.assert_allclose(l1, l0, rtol=1e-6)
     for a, b in zip(p0, p1, strict=True):
         np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-7)
+
+
+def test_gradients_through_indexing_and_diagonal_views_in_a_graph():
+    # the derivative of a view that reads some elements adds the gradient back at the positions
+    # it read: computed when the graph is built, as a constant, not recorded
+    with ember.Graph().as_default():
+        x = ember.placeholder(ember.float64, (3, 2))
+        (gx,) = ember.gradients((x[:2] * x[:2]).sum() + x.diagonal().sum(), [x])
+        value = ember.Session().run(gx, {x: np.arange(6.0).reshape(3, 2)})
+    assert value.tolist() == [[1.0, 2.0], [4.0, 7.0], [0.0, 0.0]]
