@@ -105,7 +105,7 @@ def _scalar_of(t, what: str):
         return int(op.get_attr("value").item())
     if op.kind == "getitem" and isinstance(op.attrs.get("key"), int) and op.inputs:
         return dims_of(op.inputs[0], what)[op.attrs["key"]]
-    if op.type == "Cast" and op.inputs:
+    if op.type in ("Cast", "ExpandDims") and op.inputs:  # tf.stack of scalars packs them as [1]-shaped parts
         return _scalar_of(op.inputs[0], what)
     raise NotImplementedError(
         f"{what}: the size {t.name} must be known when the graph is built or come from tf.shape(); "
