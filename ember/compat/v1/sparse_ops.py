@@ -42,6 +42,18 @@ class SparseTensor(_sparse_tensor.SparseTensor):
         super().__init__(indices, _tf_array(values), dense_shape)
 
 
+def _named(result, op_type: str):
+    """``result``'s node named after the function's scope ("SparseToDense", not
+    "SparseToDense/sparse_to_dense") and typed as TensorFlow types it, as ``op_scope`` does."""
+    op = getattr(result, "op", None)
+    if op is not None and "/" in op.name:
+        target = op.name.rsplit("/", 1)[0]
+        if target not in op.graph._by_name:
+            op.graph._rename(op, target)
+        op._tf_type = op_type
+    return result
+
+
 def _dense(value, sp, arg: str):
     if isinstance(value, _EmberTensor):
         return value
@@ -52,13 +64,14 @@ def sparse_tensor_to_dense(sp_input, default_value=None, validate_indices=True, 
     """The dense tensor ``sp_input`` represents, ``default_value`` (0) where it has no value."""
     sp = _sparse_tensor.as_sparse(sp_input, "sparse_tensor_to_dense")
     default = _dense(0 if default_value is None else default_value, sp, "default_value")
-    return _sp.sparse_tensor_to_dense(sp, default, validate_indices=validate_indices, name=name)
+    return _named(_sp.sparse_tensor_to_dense(sp, default, validate_indices=validate_indices, name=name), "SparseToDense")
 
 
 def sparse_tensor_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=None):
     """``sp_a @ b`` for a rank-2 SparseTensor and a dense matrix (``adjoint_*`` of either)."""
     sp = _sparse_tensor.as_sparse(sp_a, "sparse_tensor_dense_matmul", "sp_a")
-    return _sp.sparse_tensor_dense_matmul(sp, _dense(b, sp, "b"), adjoint_a=adjoint_a, adjoint_b=adjoint_b, name=name)
+    result = _sp.sparse_tensor_dense_matmul(sp, _dense(b, sp, "b"), adjoint_a=adjoint_a, adjoint_b=adjoint_b, name=name)
+    return _named(result, "SparseTensorDenseMatMul")
 
 
 def sparse_add(a, b, threshold=None, thresh=None):
@@ -77,8 +90,22 @@ def sparse_placeholder(dtype, shape=None, name=None):
     return _sp.sparse_placeholder(dtype, shape=shape, name=name)
 
 
-sparse_reduce_sum = _sp.sparse_reduce_sum
-sparse_reduce_max = _sp.sparse_reduce_max
+def sparse_reduce_sum(sp_input, axis=None, keepdims=None, reduction_axes=None, keep_dims=None, name=None):
+    """The sum of a SparseTensor's values over ``axis`` (every axis when None), a dense tensor."""
+    result = _sp.sparse_reduce_sum(
+        sp_input, axis=axis, keepdims=keepdims, reduction_axes=reduction_axes, keep_dims=keep_dims, name=name
+    )
+    return _named(result, "SparseReduceSum")
+
+
+def sparse_reduce_max(sp_input, axis=None, keepdims=None, reduction_axes=None, keep_dims=None, name=None):
+    """The maximum of a SparseTensor's explicit values over ``axis``, a dense tensor."""
+    result = _sp.sparse_reduce_max(
+        sp_input, axis=axis, keepdims=keepdims, reduction_axes=reduction_axes, keep_dims=keep_dims, name=name
+    )
+    return _named(result, "SparseReduceMax")
+
+
 sparse_reorder = _sp.sparse_reorder
 sparse_retain = _sp.sparse_retain
 sparse_transpose = _sp.sparse_transpose
