@@ -260,3 +260,12 @@ def test_against_tensorflow_where_importable():
         x = tf.placeholder(tf.float32, (None, 3))
         ops = [tf.shape(x), tf.reshape(x, [-1]), tf.gather(x, [0], axis=1), tf.one_hot([1], 2), tf.range(3)]
         assert [(t.op.name, t.op.type, t.dtype.name) for t in ops] == expected
+
+
+def test_small_known_zeros_and_ones_fold_to_constants_as_tensorflow_1s():
+    with tf.Graph().as_default():
+        small, large = tf.zeros([2, 3]), tf.ones([40, 40])
+        x = tf.placeholder(tf.float32, (None, 2))
+        dynamic = tf.zeros([tf.shape(x)[0], 2])
+    assert (small.op.name, small.op.type, large.op.type, dynamic.op.type) == ("zeros", "Const", "Fill", "Fill")
+    assert run(large).sum() == 1600.0

@@ -367,6 +367,8 @@ def _filled(shape_, value, dtype, name, default: str):
         dims = dims_of(shape_, f"{default}(): shape")
         if dtype is _dt.string:
             return scope.out(constant(np.full(dims, "" if value == 0 else value, dtype=object)))
+        if all(type(d) is int for d in dims) and int(np.prod(dims, dtype=np.int64)) < 1000:  # TensorFlow folds small ones
+            return scope.out(constant(np.full(dims, value, dtype=dtype.numpy_dtype)))
         return scope.out(F.full(dims, value, dtype=dtype), "Fill")
 
 
@@ -402,7 +404,7 @@ def _like(fn_name: str, default: str, fill_value):
             x = _t(value, "tensor")
             out = x._dtype if dtype is None else _dt.as_dtype(dtype, op=fn_name, arg="dtype")
             v = builtins.bool(fill_value) if out is _dt.bool_ else fill_value
-            return scope.out(F.full_like(x, v, dtype=out), "ZerosLike" if fill_value == 0 else "OnesLike")
+            return scope.out(F.full_like(x, v, dtype=out), "ZerosLike" if fill_value == 0 else "Fill")
 
     fn.__name__ = fn.__qualname__ = fn_name
     fn.__doc__ = f"A tensor of ``tensor``'s shape (and dtype, unless ``dtype``) filled with {fill_value}s."

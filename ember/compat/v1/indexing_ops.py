@@ -303,7 +303,9 @@ def pad(tensor_, paddings, mode="CONSTANT", name=None, constant_values=0, tensor
     mode = mode.upper()
     if mode not in ("CONSTANT", "REFLECT", "SYMMETRIC"):
         raise ValueError(f"Unknown padding mode: {mode}")
-    with op_scope(name, "Pad", (value,)) as scope:
+    fill = static_value(constant_values, "pad(): constant_values")
+    default = "MirrorPad" if mode != "CONSTANT" else "Pad" if fill == 0 else "PadV2"
+    with op_scope(name, default, (value,)) as scope:
         x = _t(value, "tensor")
         pads = (
             np.asarray(static_value(paddings, "pad(): paddings"), dtype=np.int64).reshape(-1, 2) if paddings is not None else None
@@ -316,7 +318,6 @@ def pad(tensor_, paddings, mode="CONSTANT", name=None, constant_values=0, tensor
             raise ValueError("pad(): paddings must be non-negative")
         if mode == "CONSTANT":
             flat = [int(v) for pair in pads[::-1] for v in pair]
-            fill = static_value(constant_values, "pad(): constant_values")
             return scope.out(F.pad(x, flat, value=fill), "Pad" if fill == 0 else "PadV2")
         result = x
         for d, (before, after) in enumerate(pads.tolist()):

@@ -34,7 +34,7 @@ def _axis(axis, reduction_indices):
     return axis if axis is not None else reduction_indices
 
 
-def _reduction(fn_name: str, op_type: str, compute, allowed=None, doc: str = ""):
+def _reduction(fn_name: str, op_type: str, compute, allowed=None, doc: str = "", node_type: str | None = None):
     def fn(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None):
         keep = _keep(keepdims, keep_dims)
         axis = _axis(axis, reduction_indices)
@@ -45,7 +45,7 @@ def _reduction(fn_name: str, op_type: str, compute, allowed=None, doc: str = "")
             dims = static_axes(axis, x._static.rank, fn_name)
             if not dims:  # TensorFlow reduces nothing over an empty axis list (PyTorch would reduce all)
                 return scope.out(F.clone(x), op_type)
-            return scope.out(compute(x, dims, keep), op_type)
+            return scope.out(compute(x, dims, keep), node_type or op_type)
 
     fn.__name__ = fn.__qualname__ = fn_name
     fn.__doc__ = (
@@ -83,7 +83,7 @@ reduce_prod = _reduction("reduce_prod", "Prod", lambda x, d, k: _prod(x, d, k), 
 reduce_any = _reduction("reduce_any", "Any", lambda x, d, k: _bool_or_not(x, d, k, F.any), doc="Whether any element is true")
 reduce_all = _reduction("reduce_all", "All", lambda x, d, k: _bool_or_not(x, d, k, F.all), doc="Whether every element is true")
 reduce_logsumexp = _reduction(
-    "reduce_logsumexp", "ReduceLogSumExp", _logsumexp, FLOATS, doc="``log(sum(exp(x)))``, computed stably,"
+    "reduce_logsumexp", "ReduceLogSumExp", _logsumexp, FLOATS, doc="``log(sum(exp(x)))``, computed stably,", node_type="AddV2"
 )
 
 
