@@ -171,8 +171,6 @@ def test_where_follows_tensorflow_1s_rules():
         v2 = tf.where_v2([True, False], 1.0, x)
         with pytest.raises(ValueError, match="Shapes must be equal rank"):
             tf.where([True, False], x, x[0])
-        with pytest.raises(NotImplementedError, match="size depends on the values"):
-            tf.where([True, False])
     assert (rows.op.type, v2.op.type) == ("Select", "SelectV2")
     v = run([rows, elems, v2])
     np.testing.assert_array_equal(v[0], [[0, 1], [-2, -3], [4, 5]])
@@ -269,3 +267,29 @@ def test_small_known_zeros_and_ones_fold_to_constants_as_tensorflow_1s():
         dynamic = tf.zeros([tf.shape(x)[0], 2])
     assert (small.op.name, small.op.type, large.op.type, dynamic.op.type) == ("zeros", "Const", "Fill", "Fill")
     assert run(large).sum() == 1600.0
+
+
+def test_where_of_a_condition_alone_and_boolean_mask_have_run_time_sizes():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float64, (None, 2))
+        coords = tf.where(x > 0)
+        rows = tf.boolean_mask(x, x[:, 0] > 0)
+        elements = tf.boolean_mask(x, x > 0)
+        columns = tf.boolean_mask(x, [True, False], axis=1)
+        (grad,) = tf.gradients(tf.reduce_sum(rows * rows), [x])
+        with pytest.raises(ValueError, match="mask cannot be scalar"):
+            tf.boolean_mask(x, True)
+        with pytest.raises(ValueError, match="incompatible"):
+            tf.boolean_mask(x, [True, False, True], axis=1)
+        with tf.Session() as sess:
+            a = np.array([[1.0, -2.0], [-3.0, 4.0], [5.0, 6.0]])
+            got = sess.run([coords, rows, elements, columns, grad], {x: a})
+            empty = sess.run([coords, rows], {x: -np.abs(a[:1])})
+    assert (coords.op.name, coords.op.type, coords.dtype, coords.shape.as_list()) == ("Where", "Where", tf.int64, [None, 2])
+    assert rows.op.name == "boolean_mask" and rows.shape.as_list() == [None, 2]
+    assert got[0].tolist() == np.argwhere(a > 0).tolist()
+    np.testing.assert_array_equal(got[1], a[a[:, 0] > 0])
+    np.testing.assert_array_equal(got[2], a[a > 0])
+    np.testing.assert_array_equal(got[3], a[:, :1])
+    np.testing.assert_array_equal(got[4], np.where(a[:, :1] > 0, 2 * a, 0.0))
+    assert empty[0].shape == (0, 2) and empty[1].shape == (0, 2)

@@ -95,6 +95,7 @@ from .framework import (
 )
 from .indexing_ops import (
     argsort,
+    boolean_mask,
     diag,
     diag_part,
     gather,

@@ -20,11 +20,12 @@ from ..._core import dtype as _dt
 from ..._core.tensor import Tensor as _EmberTensor
 from ...ops import functional as F
 from ._common import as_pair, check_dtype, static_axes, static_value, tensor
-from .array_ops import dims_of
+from .array_ops import dims_of, reshape
+from .data_dependent import where_coordinates
 from .framework import op_scope
 
 __all__ = [
-    "argsort", "diag", "diag_part", "gather", "gather_nd", "meshgrid", "one_hot", "pad", "reverse", "reverse_v2", "scatter_nd",
+    "argsort", "boolean_mask", "diag", "diag_part", "gather", "gather_nd", "meshgrid", "one_hot", "pad", "reverse", "reverse_v2", "scatter_nd",
     "sequence_mask", "slice", "sort", "strided_slice", "where", "where_v2",
 ]  # fmt: skip
 
@@ -166,13 +167,9 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
 def where(condition, x=None, y=None, name=None):
     """TensorFlow 1's ``where``: with ``x`` and ``y`` (of one shape), their elements where
     ``condition`` is true and false; a vector condition picks whole rows. With ``condition``
-    alone, the coordinates of its true elements (not supported in graph mode: its size depends
-    on the values)."""
+    alone, the int64 coordinates of its true elements (node ``Where``)."""
     if x is None and y is None:
-        raise NotImplementedError(
-            "where(condition) with one argument gives a result whose size depends on the values; "
-            "ember's graph mode fixes every size when the graph is built (use the three-argument where)"
-        )
+        return where_coordinates(condition, name=name)
     if x is None or y is None:
         raise ValueError("x and y must both be non-None or both be None.")
     with op_scope(name, "Select", (condition, x, y)) as scope:
@@ -409,3 +406,29 @@ def diag_part(input, name=None):  # noqa: A002 - TensorFlow's name
             raise ValueError(f"diag_part(): the input shape must be s + s for a known s, got {x.shape}")
         n = int(np.prod(dims[:k]))
         return scope.out(F.reshape(F.diagonal(F.reshape(x, (n, n))), tuple(dims[:k])), "DiagPart")
+
+
+def boolean_mask(tensor_, mask, name="boolean_mask", axis=None, tensor=None):
+    """The elements (or slices) of ``tensor`` where ``mask`` is true: ``mask``'s k axes match
+    ``tensor``'s axes from ``axis`` (0) on, and the result has one axis for them."""
+    value = tensor if tensor is not None else tensor_
+    with op_scope(name, "boolean_mask", (value, mask)) as scope:
+        x = _t(value, "tensor")
+        m = _t(mask, "mask")
+        check_dtype(m, (_dt.bool_,), "mask")
+        k, ndim = m._static.rank, x._static.rank
+        start = 0 if axis is None else int(axis) % ndim
+        if k == 0:
+            raise ValueError("mask cannot be scalar.")
+        if start + k > ndim:
+            raise ValueError(f"boolean_mask(): a rank-{k} mask from axis {start} does not fit a rank-{ndim} tensor")
+        for a, b in zip(x._static.as_list()[start : start + k], m._static.as_list(), strict=True):
+            if a is not None and b is not None and a != b:
+                raise ValueError(f"Shapes {x.shape} and {m.shape} are incompatible")
+        lead = x.size()[:start]
+        merged = reshape(x, [*lead, -1, *x.size()[start + k :]]) if k > 1 else x
+        flat_mask = reshape(m, [-1]) if k > 1 else m
+        coords = where_coordinates(flat_mask)
+        if start:  # the masked axis to the front, gathered, and back
+            return scope.out(F.movedim(gather_nd(F.movedim(merged, start, 0), coords), 0, start), "GatherV2")
+        return scope.out(gather_nd(merged, coords), "GatherV2")
