@@ -293,3 +293,21 @@ def test_where_of_a_condition_alone_and_boolean_mask_have_run_time_sizes():
     np.testing.assert_array_equal(got[3], a[:, :1])
     np.testing.assert_array_equal(got[4], np.where(a[:, :1] > 0, 2 * a, 0.0))
     assert empty[0].shape == (0, 2) and empty[1].shape == (0, 2)
+
+
+def test_unique_in_first_occurrence_order_and_counts_per_run():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.int32, (None,))
+        y, idx = tf.unique(x)
+        coords = tf.where(x > 1)
+        floats = tf.unique(tf.constant([1.5, 0.5, 1.5]), out_idx=tf.int64)
+        with pytest.raises(ValueError, match="unique expects a 1D vector"):
+            tf.unique(tf.zeros([2, 2]))
+        with tf.Session() as sess:
+            first = sess.run([y, idx, coords], {x: [4, 1, 4, 2, 1]})
+            second = sess.run([y, idx, coords], {x: [4, 4, 4, 4, 4]})  # the same shape, other counts
+            f = sess.run(floats)
+    assert (y.op.name, y.op.type, y.dtype, idx.dtype, floats[1].dtype) == ("Unique", "Unique", tf.int32, tf.int32, tf.int64)
+    assert first[0].tolist() == [4, 1, 2] and first[1].tolist() == [0, 1, 0, 2, 1] and first[2].tolist() == [[0], [2], [3]]
+    assert second[0].tolist() == [4] and second[1].tolist() == [0] * 5 and second[2].tolist() == [[0], [1], [2], [3], [4]]
+    assert f[0].tolist() == [1.5, 0.5] and f[1].tolist() == [0, 1, 0]

@@ -78,6 +78,7 @@ from .array_ops import (
     zeros,
     zeros_like,
 )
+from .data_dependent import unique
 from .dtypes import DType, as_dtype
 from .framework import (
     Graph,
