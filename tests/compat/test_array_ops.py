@@ -311,3 +311,18 @@ def test_unique_in_first_occurrence_order_and_counts_per_run():
     assert first[0].tolist() == [4, 1, 2] and first[1].tolist() == [0, 1, 0, 2, 1] and first[2].tolist() == [[0], [2], [3]]
     assert second[0].tolist() == [4] and second[1].tolist() == [0] * 5 and second[2].tolist() == [[0], [1], [2], [3], [4]]
     assert f[0].tolist() == [1.5, 0.5] and f[1].tolist() == [0, 1, 0]
+
+
+def test_range_up_to_a_run_time_size():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, (None, 3))
+        n = tf.shape(x)[0]
+        ranges = [tf.range(n), tf.range(1, n, 2), tf.range(n, 0, -1)]
+        first_column = tf.gather_nd(x, tf.stack([tf.range(n), tf.zeros_like(tf.range(n))], axis=1))
+        with pytest.raises(NotImplementedError, match="integer ranges only"):
+            tf.range(0.0, tf.cast(n, tf.float32))
+        a = np.arange(15, dtype=np.float32).reshape(5, 3)
+        got = run([*ranges, first_column], {x: a})
+    assert ranges[0].dtype is tf.int32 and ranges[0].op.type == "Range"
+    assert [g.tolist() for g in got[:3]] == [[0, 1, 2, 3, 4], [1, 3], [5, 4, 3, 2, 1]]
+    assert got[3].tolist() == a[:, 0].tolist()

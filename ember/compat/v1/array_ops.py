@@ -421,7 +421,7 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 -
     if limit is None:
         start, limit = 0, start
     with op_scope(name, "range", ()) as scope:
-        args = [static_value(a, "range()") for a in (start, limit, delta)]
+        args = [_range_arg(a) for a in (start, limit, delta)]
         if dtype is None:
             graph = [a._dtype for a in (start, limit, delta) if isinstance(a, GraphTensor)]
             if graph:
@@ -433,9 +433,23 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 -
         dtype = _dt.as_dtype(dtype, op="range", arg="dtype")
         if args[2] == 0:
             raise ValueError("range(): delta must not be 0 (Requires delta != 0)")
+        if any(type(a) not in (int, float) and isinstance(a, numbers.Real) for a in args):  # a size from tf.shape()
+            if not is_int(dtype) or any(type(a) is float for a in args):
+                raise NotImplementedError("range(): a limit from tf.shape() is supported for integer ranges only")
+            first, stop, step = args
+            count = (stop - first + step - (1 if step > 0 else -1)) // step
+            steps = F.sub(F.cumsum(F.ones((count,), dtype=dtype), 0, dtype=dtype), 1)
+            return scope.out(F.add(F.mul(steps, step), first), "Range")
         if is_int(dtype):
             args = [int(a) for a in args]
         return scope.out(F.arange(*args, dtype=dtype), "Range")
+
+
+def _range_arg(value):
+    """A range bound: a number, a constant, or a size read from ``tf.shape`` (an expression)."""
+    if isinstance(value, GraphTensor) and value.op.type != "Const":
+        return _scalar_of(value, "range()")
+    return static_value(value, "range()")
 
 
 def linspace(start, stop, num, name=None, axis=0):
