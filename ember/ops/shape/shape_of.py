@@ -18,6 +18,7 @@ from ._common import run
 __all__ = ["SHAPE_OF", "shape_of"]
 
 SHAPE_OF = OpExpr("shape_of", ("input",), ("out",))
+SHAPE_OF.differentiable = False  # an integer result: gradients stop here
 
 
 @SHAPE_OF.shape_rule
