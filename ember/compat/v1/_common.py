@@ -9,10 +9,11 @@ import numpy as np
 
 from ..._core import dtype as _dt
 from ..._core.tensor import Tensor as _EmberTensor
+from ...graph.symbolic import TensorShape
 from ...graph.tensor import GraphTensor
 from .framework import _check_compatible, convert_to_tensor
 
-__all__ = ["FLOATS", "as_pair", "check_dtype", "is_int", "static_axes", "static_value", "tensor"]
+__all__ = ["FLOATS", "as_pair", "check_dtype", "is_int", "static_axes", "static_shape", "static_value", "tensor"]
 
 FLOATS = (_dt.bfloat16, _dt.float16, _dt.float32, _dt.float64, _dt.complex64, _dt.complex128)
 REALS = (_dt.bfloat16, _dt.float16, _dt.float32, _dt.float64)
@@ -21,6 +22,12 @@ REALS = (_dt.bfloat16, _dt.float16, _dt.float32, _dt.float64)
 def tensor(value, name: str, dtype=None, dtype_hint=None):
     """``value`` as a graph tensor: as it is, or a Const named ``name`` in the current scope."""
     return convert_to_tensor(value, dtype=dtype, name=name, dtype_hint=dtype_hint)
+
+
+def static_shape(t) -> TensorShape:
+    """``t``'s shape as known now: a graph tensor's static shape (None where unknown), an eager
+    tensor's own."""
+    return t._static if isinstance(t, GraphTensor) else TensorShape(list(t._shape))
 
 
 def is_int(dtype: _dt.DType) -> bool:

@@ -26,7 +26,7 @@ from ..._core import dtype as _dt
 from ...graph.tensor import GraphTensor
 from ...ops import functional as F
 from ...ops.shape.shape_of import shape_of
-from ._common import as_pair, is_int, static_axes, static_value, tensor
+from ._common import as_pair, is_int, static_axes, static_shape, static_value, tensor
 from .framework import constant, op_scope
 
 __all__ = [
@@ -44,7 +44,7 @@ def _symbolic_shape(x) -> tuple:
 
 
 def _known(x) -> bool:
-    return x._static.rank is not None and x._static.is_fully_defined()
+    return static_shape(x).rank is not None and static_shape(x).is_fully_defined()
 
 
 # -- shapes as tensors ---------------------------------------------------------------------------
@@ -59,10 +59,10 @@ def shape(input, name=None, out_type=_dt.int32):  # noqa: A002 - TensorFlow's na
             return scope.out(F.clone(input.dense_shape) if out_type is _dt.int64 else input.dense_shape.to(out_type), "Cast")
     with op_scope(name, "Shape", (input,)) as scope:
         x = tensor(input, "input")
-        if x._static.rank is None:
+        if static_shape(x).rank is None:
             raise ValueError(f"shape(): {x.name} has an unknown rank, which ember's graph mode does not run")
         if _known(x):
-            result = scope.out(constant(list(x._static.as_list()), dtype=out_type))
+            result = scope.out(constant(list(static_shape(x).as_list()), dtype=out_type))
         else:
             result = scope.out(shape_of(x, out_type), "Shape")
         _SHAPE_OF[result.op] = x
@@ -81,7 +81,7 @@ def size(input, name=None, out_type=_dt.int32):  # noqa: A002 - TensorFlow's nam
     with op_scope(name, "Size", (input,)) as scope:
         x = tensor(input, "input")
         if _known(x):
-            return scope.out(constant(int(np.prod(x._static.as_list(), dtype=np.int64)), dtype=out_type))
+            return scope.out(constant(int(np.prod(static_shape(x).as_list(), dtype=np.int64)), dtype=out_type))
         return scope.out(F.prod(shape_of(x, out_type), dim=0, dtype=out_type), "Size")
 
 
@@ -89,9 +89,9 @@ def rank(input, name=None):  # noqa: A002 - TensorFlow's name
     """The number of axes of ``input``, an int32 scalar (a ``Const``: ember's graphs know every rank)."""
     with op_scope(name, "Rank", (input,)) as scope:
         x = tensor(input, "input")
-        if x._static.rank is None:
+        if static_shape(x).rank is None:
             raise ValueError(f"rank(): {x.name} has an unknown rank")
-        return scope.out(constant(x._static.rank, dtype=_dt.int32))
+        return scope.out(constant(static_shape(x).rank, dtype=_dt.int32))
 
 
 def _scalar_of(t, what: str):
@@ -155,8 +155,8 @@ def reshape(tensor_, shape, name=None, tensor=None):
         for d in dims:
             n = n * d if d != -1 else n
         symbolic = any(type(d) is not int for d in dims)
-        if _known(x) and -1 not in dims and not symbolic and int(np.prod(x._static.as_list())) != n:
-            raise ValueError(f"Cannot reshape a tensor with {int(np.prod(x._static.as_list()))} elements to shape {list(dims)} "
+        if _known(x) and -1 not in dims and not symbolic and int(np.prod(static_shape(x).as_list())) != n:
+            raise ValueError(f"Cannot reshape a tensor with {int(np.prod(static_shape(x).as_list()))} elements to shape {list(dims)} "
                                  f"({n} elements) for '{scope.name[:-1]}' (op: 'Reshape')")  # fmt: skip
         result = F.reshape(x, _infer_minus_one(x, dims))
         return scope.out(F.clone(x) if result is x else result, "Reshape")
@@ -188,7 +188,7 @@ def transpose(a, perm=None, name="transpose", conjugate=False):
     """``a`` with its axes permuted by ``perm`` (reversed by default); conjugated with ``conjugate``."""
     with op_scope(name, "transpose", (a,)) as scope:
         x = _t(a, "a")
-        ndim = x._static.rank
+        ndim = static_shape(x).rank
         perm = (
             tuple(reversed(builtins.range(ndim)))
             if perm is None
@@ -213,7 +213,7 @@ def expand_dims(input, axis=None, name=None, dim=None):  # noqa: A002 - TensorFl
         x = _t(input, "input")
         a = static_value(axis, "expand_dims(): axis")
         a = a[0] if isinstance(a, list) and len(a) == 1 else a
-        ndim = x._static.rank
+        ndim = static_shape(x).rank
         if not -ndim - 1 <= a <= ndim:
             raise ValueError(
                 f"expand_dims(): axis {a} is out of range for a tensor of rank {ndim} (expected [{-ndim - 1}, {ndim}])"
@@ -228,7 +228,7 @@ def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002 - Ten
     axis = axis if axis is not None else squeeze_dims
     with op_scope(name, "Squeeze", (input,)) as scope:
         x = _t(input, "input")
-        static = x._static.as_list()
+        static = static_shape(x).as_list()
         if axis is None:
             if None in static:
                 raise ValueError(f"squeeze(): {x.name} has unknown sizes; name the axes to squeeze")
@@ -247,9 +247,9 @@ def tile(input, multiples, name=None):  # noqa: A002 - TensorFlow's name
     with op_scope(name, "Tile", (input,)) as scope:
         x = _t(input, "input")
         reps = dims_of(multiples, "tile(): multiples")
-        if len(reps) != x._static.rank:
+        if len(reps) != static_shape(x).rank:
             raise ValueError(
-                f"Shape must be rank {x._static.rank} but is rank {len(reps)}: multiples of tile() need one entry per axis"
+                f"Shape must be rank {static_shape(x).rank} but is rank {len(reps)}: multiples of tile() need one entry per axis"
             )
         return scope.out(F.tile(x, reps), "Tile")
 
@@ -283,7 +283,7 @@ def concat(values, axis, name="concat"):
     with op_scope(name, "concat", values) as scope:
         tensors = _converted(values, "values")
         _same_dtype(tensors, "ConcatV2")
-        (dim,) = static_axes(static_value(axis, "concat(): axis"), tensors[0]._static.rank, "concat")
+        (dim,) = static_axes(static_value(axis, "concat(): axis"), static_shape(tensors[0]).rank, "concat")
         if len(tensors) == 1:
             return scope.out(F.clone(tensors[0]), "Identity")
         return scope.out(F.cat(tensors, dim=dim), "ConcatV2")
@@ -294,7 +294,7 @@ def stack(values, axis=0, name="stack"):
     with op_scope(name, "stack", values) as scope:
         tensors = _converted(values, "values")
         _same_dtype(tensors, "Pack")
-        ndim = tensors[0]._static.rank
+        ndim = static_shape(tensors[0]).rank
         if not -ndim - 1 <= axis <= ndim:
             raise ValueError(f"Argument `axis` = {axis} not in range [{-ndim - 1}, {ndim + 1})")
         return scope.out(F.stack(tensors, dim=axis), "Pack")
@@ -304,10 +304,10 @@ def unstack(value, num=None, axis=0, name="unstack"):
     """The slices of ``value`` along ``axis``, as a list (node ``Unpack``)."""
     with op_scope(name, "unstack", (value,)) as scope:
         x = _t(value, "value")
-        ndim = x._static.rank
+        ndim = static_shape(x).rank
         if not -ndim <= axis < ndim:
             raise ValueError(f"Argument `axis` = {axis} not in range [{-ndim}, {ndim})")
-        n = x._static.as_list()[axis]
+        n = static_shape(x).as_list()[axis]
         if n is None and num is None:
             raise ValueError(f"Cannot infer argument `num` from shape {x.shape}")
         if num is not None and n is not None and num != n:
@@ -327,11 +327,11 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     listed sizes (one may be -1: the rest)."""
     with op_scope(name, "split", (value,)) as scope:
         x = _t(value, "value")
-        (dim,) = static_axes(static_value(axis, "split(): axis"), x._static.rank, "split")
+        (dim,) = static_axes(static_value(axis, "split(): axis"), static_shape(x).rank, "split")
         total = x.size(dim)
         sizes = static_value(num_or_size_splits, "split(): num_or_size_splits")
         if isinstance(sizes, numbers.Integral):
-            if sizes <= 0 or (x._static.as_list()[dim] is not None and total % sizes):
+            if sizes <= 0 or (static_shape(x).as_list()[dim] is not None and total % sizes):
                 raise ValueError(f"Dimension size must be evenly divisible by {sizes} but is {total} for 'split' (op: 'Split')")
             return _named_parts(scope, F.split(x, total // sizes, dim), "Split")
         sizes = [int(s) for s in sizes]
@@ -339,7 +339,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
             raise ValueError("split(): at most one size may be -1")
         if -1 in sizes:
             sizes[sizes.index(-1)] = total - builtins.sum(s for s in sizes if s != -1)
-        elif x._static.as_list()[dim] is not None and builtins.sum(sizes) != total:
+        elif static_shape(x).as_list()[dim] is not None and builtins.sum(sizes) != total:
             raise ValueError(f"Determined shape must either match input shape along split_dim exactly if fully specified, "
                              f"or be less than the size of the input along split_dim if not fully specified.  Got: {builtins.sum(sizes)} "
                              f"vs. {total}")  # fmt: skip
@@ -387,7 +387,7 @@ def fill(dims, value, name=None):
     with op_scope(name, "Fill", ()) as scope:
         v = tensor(value, "value")
         shape_ = dims_of(dims, "fill(): dims")
-        if v._static.rank != 0:
+        if static_shape(v).rank != 0:
             raise ValueError(f"fill(): value must be a scalar, got shape {v.shape}")
         return scope.out(
             F.mul(F.ones(shape_, dtype=v._dtype), v)
@@ -459,10 +459,10 @@ def linspace(start, stop, num, name=None, axis=0):
         n = int(static_value(num, "linspace(): num"))
         if n < 1:
             raise ValueError(f"Requires num > 0: {n}")
-        if lo._static.rank != 0 and axis != 0:
+        if static_shape(lo).rank != 0 and axis != 0:
             raise NotImplementedError("linspace(): a non-zero axis is not supported")
         steps = F.div(F.arange(n, dtype=lo._dtype), max(n - 1, 1)) if n > 1 else F.zeros((1,), dtype=lo._dtype)
-        shape_ = (n,) + (1,) * (lo._static.rank or 0)
+        shape_ = (n,) + (1,) * (static_shape(lo).rank or 0)
         result = F.add(lo, F.mul(F.reshape(steps, shape_), F.sub(hi, lo)))
         if n > 1:  # the last value is exactly stop, as TensorFlow's
             result = F.cat([F.narrow(result, 0, 0, n - 1), F.unsqueeze(F.broadcast_to(hi, lo.shape.as_list()), 0)], 0)

@@ -19,7 +19,7 @@ import numpy as np
 from ..._core import dtype as _dt
 from ..._core.tensor import Tensor as _EmberTensor
 from ...ops import functional as F
-from ._common import as_pair, check_dtype, static_axes, static_value, tensor
+from ._common import as_pair, check_dtype, static_axes, static_shape, static_value, tensor
 from .array_ops import dims_of, reshape
 from .data_dependent import where_coordinates
 from .framework import op_scope
@@ -47,8 +47,8 @@ def gather(params, indices, validate_indices=None, name=None, axis=None, batch_d
         idx = _indices(indices)
         b = int(batch_dims)
         if b < 0:
-            b += idx._static.rank
-        (dim,) = static_axes(b if axis is None else static_value(axis, "gather(): axis"), p._static.rank, "gather")
+            b += static_shape(idx).rank
+        (dim,) = static_axes(b if axis is None else static_value(axis, "gather(): axis"), static_shape(p).rank, "gather")
         if dim < b:
             raise ValueError(f"batch_dims ({b}) must be less than or equal to axis ({dim}).")
         if b:
@@ -70,11 +70,11 @@ def gather(params, indices, validate_indices=None, name=None, axis=None, batch_d
 
 
 def _flat_index(p, idx, what: str):
-    depth = idx._static.as_list()[-1]
+    depth = static_shape(idx).as_list()[-1]
     if depth is None:
         raise ValueError(f"{what}: the last axis of indices (the index depth) must be known")
-    if depth > p._static.rank if hasattr(p, "_static") else False:
-        raise ValueError(f"{what}: index depth {depth} is larger than the rank {p._static.rank} of params")
+    if depth > static_shape(p).rank:
+        raise ValueError(f"{what}: index depth {depth} is larger than the rank {static_shape(p).rank} of params")
     return depth
 
 
@@ -112,7 +112,7 @@ def scatter_nd(indices, updates, shape, name=None):
         idx = _indices(indices)
         u = tensor(updates, "updates")
         dims = dims_of(shape, "scatter_nd(): shape")
-        depth = idx._static.as_list()[-1]
+        depth = static_shape(idx).as_list()[-1]
         if depth is None or depth > len(dims):
             raise ValueError(f"scatter_nd(): the index depth {depth} must be known and at most the rank {len(dims)} of shape")
         strides = [1] * depth
@@ -156,7 +156,7 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
                 raise TypeError(f"dtype {dtype.name} of {arg} does not match dtype parameter {v._dtype.name}")
         hits = F.eq(F.unsqueeze(idx.to(_dt.int64), -1), F.arange(n, dtype=_dt.int64))
         result = F.where(hits, on, off)
-        ndim = idx._static.rank
+        ndim = static_shape(idx).rank
         if axis is not None and axis != -1:
             if not 0 <= axis <= ndim:
                 raise ValueError(f"one_hot(): axis must be -1 or in [0, {ndim}], got {axis}")
@@ -176,7 +176,7 @@ def where(condition, x=None, y=None, name=None):
         c = tensor(condition, "condition")
         check_dtype(c, (_dt.bool_,), "condition")
         xt, yt = as_pair(x, y, "Select", "x", "t")
-        xs, ys, cs = xt._static.as_list(), yt._static.as_list(), c._static.as_list()
+        xs, ys, cs = static_shape(xt).as_list(), static_shape(yt).as_list(), static_shape(c).as_list()
         if len(xs) != len(ys) or any(a is not None and b is not None and a != b for a, b in zip(xs, ys, strict=True)):
             raise ValueError(f"Shapes must be equal rank, and the same: {xt.shape} and {yt.shape} for 'Select'")
         if len(cs) == 1 and len(xs) > 1:
@@ -202,7 +202,7 @@ def reverse(tensor_, axis, name=None, tensor=None):
     value = tensor if tensor is not None else tensor_
     with op_scope(name, "ReverseV2", (value,)) as scope:
         x = _t(value, "tensor")
-        dims = static_axes(axis, x._static.rank, "reverse")
+        dims = static_axes(axis, static_shape(x).rank, "reverse")
         return scope.out(F.flip(x, dims), "ReverseV2")
 
 
@@ -218,8 +218,8 @@ def slice(input_, begin, size, name=None):  # noqa: A001 - TensorFlow's name
     with op_scope(name, "Slice", (input_,)) as scope:
         x = _t(input_, "input")
         starts, sizes = dims_of(begin, "slice(): begin"), dims_of(size, "slice(): size")
-        if len(starts) != x._static.rank or len(sizes) != x._static.rank:
-            raise ValueError(f"slice(): begin and size need one entry per axis of the rank-{x._static.rank} input")
+        if len(starts) != static_shape(x).rank or len(sizes) != static_shape(x).rank:
+            raise ValueError(f"slice(): begin and size need one entry per axis of the rank-{static_shape(x).rank} input")
         result = x
         for d, (b, n) in enumerate(zip(starts, sizes, strict=True)):
             full = x.size(d)
@@ -232,7 +232,7 @@ def slice(input_, begin, size, name=None):  # noqa: A001 - TensorFlow's name
 
 
 def _unknown(x, d: int) -> bool:
-    return x._static.as_list()[d] is None
+    return static_shape(x).as_list()[d] is None
 
 
 def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0,
@@ -273,7 +273,7 @@ def _index(x, key: tuple):
             continue
         if k is Ellipsis:
             out_key.append(k)
-            axis = x._static.rank - builtins.sum(1 for j in key[key.index(k) + 1 :] if j is not None)
+            axis = static_shape(x).rank - builtins.sum(1 for j in key[key.index(k) + 1 :] if j is not None)
             continue
         if isinstance(k, builtins.slice) and k.step is not None and k.step < 0:
             if _unknown(x, axis):
@@ -307,9 +307,9 @@ def pad(tensor_, paddings, mode="CONSTANT", name=None, constant_values=0, tensor
         pads = (
             np.asarray(static_value(paddings, "pad(): paddings"), dtype=np.int64).reshape(-1, 2) if paddings is not None else None
         )
-        if pads.shape[0] != x._static.rank:
+        if pads.shape[0] != static_shape(x).rank:
             raise ValueError(
-                f"The first dimension of paddings must be the rank of inputs [{x._static.rank},2], got {list(pads.shape)}"
+                f"The first dimension of paddings must be the rank of inputs [{static_shape(x).rank},2], got {list(pads.shape)}"
             )
         if (pads < 0).any():
             raise ValueError("pad(): paddings must be non-negative")
@@ -343,7 +343,7 @@ def sort(values, axis=-1, direction="ASCENDING", name=None):
         raise ValueError(f"Unknown direction: {direction}")
     with op_scope(name, "sort", (values,)) as scope:
         x = _t(values, "values")
-        (dim,) = static_axes(axis, x._static.rank, "sort")
+        (dim,) = static_axes(axis, static_shape(x).rank, "sort")
         return scope.out(F.sort(x, dim=dim, descending=direction == "DESCENDING", stable=True)[0])
 
 
@@ -353,7 +353,7 @@ def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
         raise ValueError(f"Unknown direction: {direction}")
     with op_scope(name, "argsort", (values,)) as scope:
         x = _t(values, "values")
-        (dim,) = static_axes(axis, x._static.rank, "argsort")
+        (dim,) = static_axes(axis, static_shape(x).rank, "argsort")
         order = F.sort(x, dim=dim, descending=direction == "DESCENDING", stable=True)[1]
         return scope.out(order.to(_dt.int32), "Cast")
 
@@ -390,7 +390,7 @@ def diag(diagonal, name=None):
     """TensorFlow 1's ``tf.diag``: a rank-2k tensor with ``diagonal`` (rank k) on its diagonal."""
     with op_scope(name, "Diag", (diagonal,)) as scope:
         d = _t(diagonal, "diagonal")
-        dims = d._static.as_list()
+        dims = static_shape(d).as_list()
         if not dims or None in dims:
             raise ValueError(f"diag(): the input must have a known shape of rank >= 1, got {d.shape}")
         return scope.out(F.reshape(F.diag(F.reshape(d, (-1,))), (*dims, *dims)), "Diag")
@@ -400,7 +400,7 @@ def diag_part(input, name=None):  # noqa: A002 - TensorFlow's name
     """TensorFlow 1's ``tf.diag_part``: the inverse of ``tf.diag`` (input of shape ``s + s``)."""
     with op_scope(name, "DiagPart", (input,)) as scope:
         x = _t(input, "input")
-        dims = x._static.as_list()
+        dims = static_shape(x).as_list()
         k = len(dims) // 2
         if len(dims) % 2 or dims[:k] != dims[k:] or None in dims or not dims:
             raise ValueError(f"diag_part(): the input shape must be s + s for a known s, got {x.shape}")
@@ -416,13 +416,13 @@ def boolean_mask(tensor_, mask, name="boolean_mask", axis=None, tensor=None):
         x = _t(value, "tensor")
         m = _t(mask, "mask")
         check_dtype(m, (_dt.bool_,), "mask")
-        k, ndim = m._static.rank, x._static.rank
+        k, ndim = static_shape(m).rank, static_shape(x).rank
         start = 0 if axis is None else int(axis) % ndim
         if k == 0:
             raise ValueError("mask cannot be scalar.")
         if start + k > ndim:
             raise ValueError(f"boolean_mask(): a rank-{k} mask from axis {start} does not fit a rank-{ndim} tensor")
-        for a, b in zip(x._static.as_list()[start : start + k], m._static.as_list(), strict=True):
+        for a, b in zip(static_shape(x).as_list()[start : start + k], static_shape(m).as_list(), strict=True):
             if a is not None and b is not None and a != b:
                 raise ValueError(f"Shapes {x.shape} and {m.shape} are incompatible")
         lead = x.size()[:start]

@@ -17,7 +17,7 @@ import numbers
 from ..._core import dtype as _dt
 from ...ops import functional as F
 from ...ops.functional import NAMESPACES
-from ._common import FLOATS, as_pair, check_dtype, static_axes, tensor
+from ._common import FLOATS, as_pair, check_dtype, static_axes, static_shape, tensor
 from .framework import op_scope
 
 __all__ = [
@@ -47,16 +47,16 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
         a, b = as_pair(a, b, "MatMul", "a", "b")
         check_dtype(a, _MATMUL_TYPES, "a")
         for arg, t in (("a", a), ("b", b)):
-            if t._static.rank is not None and t._static.rank < 2:
+            if static_shape(t).rank is not None and static_shape(t).rank < 2:
                 raise ValueError(
-                    f"Shape must be rank >= 2 but is rank {t._static.rank} for 'MatMul' (op: 'MatMul') input '{arg}'"
+                    f"Shape must be rank >= 2 but is rank {static_shape(t).rank} for 'MatMul' (op: 'MatMul') input '{arg}'"
                 )
-        batched = (a._static.rank or 3) > 2 or (b._static.rank or 3) > 2
+        batched = (static_shape(a).rank or 3) > 2 or (static_shape(b).rank or 3) > 2
         if transpose_a or adjoint_a:
             a = _adjoint(a, adjoint_a)
         if transpose_b or adjoint_b:
             b = _adjoint(b, adjoint_b)
-        inner_a, inner_b = a._static.as_list()[-1], b._static.as_list()[-2]
+        inner_a, inner_b = static_shape(a).as_list()[-1], static_shape(b).as_list()[-2]
         if inner_a is not None and inner_b is not None and inner_a != inner_b:
             raise ValueError(f"Dimensions must be equal, but are {inner_a} and {inner_b} for 'MatMul' with input shapes: "
                              f"{a.shape}, {b.shape}.")  # fmt: skip
@@ -101,8 +101,10 @@ def trace(x, name=None):
     """The sum of the main diagonal of each matrix in ``x`` (the last two axes)."""
     with op_scope(name, "Trace", (x,)) as scope:
         x = tensor(x, "x")
-        rows, cols = x._static.as_list()[-2:]
-        if rows is not None and cols is not None:  # a masked sum: graph mode differentiates it (diagonal's derivative is eager only)
+        rows, cols = static_shape(x).as_list()[-2:]
+        if (
+            rows is not None and cols is not None
+        ):  # a masked sum: graph mode differentiates it (diagonal's derivative is eager only)
             return scope.out(F.sum(F.mul(x, F.eye(rows, cols, dtype=x._dtype)), dim=(-2, -1)), "Sum")
         return scope.out(F.sum(F.diagonal(x, 0, -2, -1), dim=-1), "Sum")
 
@@ -118,7 +120,7 @@ def norm(tensor_, ord="euclidean", axis=None, keepdims=None, name=None, keep_dim
         x = _as_tensor(tensor_)
         check_dtype(x, FLOATS, "tensor")
         matrix = axis is not None and not isinstance(axis, numbers.Integral) and len(axis) == 2
-        dims = static_axes(axis, x._static.rank, "norm")
+        dims = static_axes(axis, static_shape(x).rank, "norm")
         if (isinstance(ord, str) and ord not in ("euclidean", "fro")) or (ord == "fro" and not matrix):
             raise ValueError(f"'ord' must be a supported vector norm, got {ord!r}.")
         magnitude = F.abs(x)
@@ -156,8 +158,8 @@ def _matrix_fn(fn_name: str, op_type: str, compute, arg: str = "input", doc: str
         with op_scope(name, op_type, (x,)) as scope:
             x = tensor(x, arg)
             check_dtype(x, FLOATS, arg)
-            if x._static.rank is not None and x._static.rank < 2:
-                raise ValueError(f"Shape must be at least rank 2 but is rank {x._static.rank} for '{op_type}'")
+            if static_shape(x).rank is not None and static_shape(x).rank < 2:
+                raise ValueError(f"Shape must be at least rank 2 but is rank {static_shape(x).rank} for '{op_type}'")
             result = compute(x)
             first = result[0] if isinstance(result, tuple) else result
             scope.out(first, op_type)
@@ -230,7 +232,7 @@ def matrix_transpose(a, name="matrix_transpose", conjugate=False):
     """Each matrix of ``a`` transposed (its last two axes swapped; conjugated with ``conjugate``)."""
     with op_scope(name, "matrix_transpose", (a,)) as scope:
         a = tensor(a, "a")
-        if a._static.rank is not None and a._static.rank < 2:
+        if static_shape(a).rank is not None and static_shape(a).rank < 2:
             raise ValueError(f"Argument 'a' should be a (batch) matrix, with rank >= 2.  Found: {a.shape}")
         return scope.out(_adjoint(a, conjugate), "Transpose")
 

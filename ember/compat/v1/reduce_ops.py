@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..._core import dtype as _dt
 from ...ops import functional as F
-from ._common import FLOATS, REALS, check_dtype, is_int, static_axes, static_value, tensor
+from ._common import FLOATS, REALS, check_dtype, is_int, static_axes, static_shape, static_value, tensor
 from .framework import op_scope
 
 __all__ = [
@@ -42,7 +42,7 @@ def _reduction(fn_name: str, op_type: str, compute, allowed=None, doc: str = "",
             x = tensor(input_tensor, "input_tensor")
             if allowed is not None:
                 check_dtype(x, allowed, "input")
-            dims = static_axes(axis, x._static.rank, fn_name)
+            dims = static_axes(axis, static_shape(x).rank, fn_name)
             if not dims:  # TensorFlow reduces nothing over an empty axis list (PyTorch would reduce all)
                 return scope.out(F.clone(x), op_type)
             return scope.out(compute(x, dims, keep), node_type or op_type)
@@ -103,7 +103,7 @@ def count_nonzero(input_tensor=None, axis=None, keepdims=None, dtype=_dt.int64, 
     dtype = _dt.as_dtype(dtype, op="count_nonzero", arg="dtype")
     with op_scope(name, "count_nonzero", (input_tensor,)) as scope:
         x = tensor(input_tensor, "input")
-        dims = static_axes(axis, x._static.rank, "count_nonzero")
+        dims = static_axes(axis, static_shape(x).rank, "count_nonzero")
         nonzero = F.ne(x, "" if x._dtype is _dt.string else 0).to(dtype)
         if not dims:
             return scope.out(nonzero, "Cast")
@@ -125,7 +125,7 @@ def _arg(fn_name: str, op_type: str, compute):
                 tuple(d for d in (*REALS, _dt.int8, _dt.int16, _dt.int32, _dt.int64, _dt.uint8, _dt.uint16, _dt.bool_)),
                 "input",
             )
-            (dim,) = static_axes(0 if axis is None else axis, x._static.rank, fn_name)
+            (dim,) = static_axes(0 if axis is None else axis, static_shape(x).rank, fn_name)
             result = compute(x, dim=dim)
             return scope.out(result if out is _dt.int64 else result.to(out), op_type)
 
@@ -145,7 +145,7 @@ def _scan(fn_name: str, op_type: str, compute, fill):
         with op_scope(name, op_type, (x,)) as scope:
             x = tensor(x, "x")
             check_dtype(x, tuple(d for d in _dt_numeric() if d is not _dt.bool_), "x")
-            (dim,) = static_axes(static_value(axis, f"{fn_name}: axis"), x._static.rank, fn_name)
+            (dim,) = static_axes(static_value(axis, f"{fn_name}: axis"), static_shape(x).rank, fn_name)
             if reverse:
                 x = F.flip(x, (dim,))
             if exclusive:  # shift by one along dim, filling with the operation's identity
