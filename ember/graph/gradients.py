@@ -7,17 +7,33 @@ ops are recorded as nodes like any others. Contributions to one tensor are summe
 
 from __future__ import annotations
 
-import contextlib
-
 from ..ops import functional as F
 from .graph import Graph
 from .run.plan import data_inputs
-from .tensor import GraphTensor
+from .tensor import GraphTensor, ember_operators
 
-__all__ = ["gradients"]
+__all__ = ["GRADIENTS", "gradients", "register_gradient"]
 
 # Graph-only operations gradients pass through (the value is the input's) or stop at.
 _PASS_THROUGH = {"Identity", "PlaceholderWithDefault"}
+
+# Gradients of graph-only op types defined above this floor (If, While, StopGradient, Print):
+# type -> fn(op, output_grads, needs) -> one gradient (or None) per input; an output's gradient
+# is None where no y depends on it, ``needs[k]`` says whether input k wants one.
+GRADIENTS: dict = {}
+
+
+def register_gradient(op_type: str):
+    """Decorator (TensorFlow's ``RegisterGradient``): the gradient function of graph-only nodes of
+    ``op_type``."""
+
+    def register(fn):
+        if op_type in GRADIENTS:
+            raise KeyError(f"Registering two gradient with name '{op_type}'! (Previous registration was in {GRADIENTS[op_type].__module__})")
+        GRADIENTS[op_type] = fn
+        return fn
+
+    return register
 
 
 class _Edges:
@@ -67,26 +83,6 @@ def _between(ys: list, xs: list) -> set:
     return forward
 
 
-def _ember_class(t) -> type:
-    """The graph-mode class under ``t``'s (a subclass may give the operators another meaning:
-    TensorFlow's ``==`` is identity, and it refuses ``float * bool``)."""
-    return next(c for c in type(t).__mro__ if c.__module__.startswith("ember.graph."))
-
-
-@contextlib.contextmanager
-def _ember_operators(tensors):
-    """Derivative formulas are written with ember's operators: ``tensors`` (a node's inputs,
-    outputs and incoming gradients) have graph mode's own class while one runs."""
-    changed = [(t, type(t)) for t in tensors if t is not None and type(t) is not _ember_class(t)]
-    for t, _ in changed:
-        t.__class__ = _ember_class(t)
-    try:
-        yield
-    finally:
-        for t, cls in changed:
-            t.__class__ = cls
-
-
 def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None):
     """The symbolic gradients of ``sum(ys)`` with respect to each of ``xs`` (None where a
     y does not depend on an x).
@@ -98,6 +94,11 @@ def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None
     >>> ember.Session(graph=g).run(dx, {x: [1.0, 3.0]}).tolist()
     [2.0, 6.0]
     """
+    with ember_operators():  # the derivative rules are ember code, whatever the graph's tensors
+        return _gradients(ys, xs, grad_ys, name, stop_gradients)
+
+
+def _gradients(ys, xs, grad_ys, name: str, stop_gradients):
     ys = list(ys) if isinstance(ys, (list, tuple)) else [ys]
     xs = list(xs) if isinstance(xs, (list, tuple)) else [xs]
     for t in ys + xs:
@@ -111,19 +112,6 @@ def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None
         if len(grad_ys) != len(ys):
             raise ValueError(f"gradients(): passed {len(grad_ys)} grad_ys for {len(ys)} ys")
     stops = {id(t) for t in (stop_gradients or ())}
-    first = len(graph._ops)
-    tensor_class, graph.tensor_class = graph.tensor_class, GraphTensor  # the backward nodes compute with ember's operators
-    try:
-        return _backward(graph, ys, xs, grad_ys, stops, name)
-    finally:
-        graph.tensor_class = tensor_class
-        for op in graph._ops[first:]:  # what the caller sees has the graph's own tensor class
-            for t in op.outputs:
-                if type(t) is GraphTensor and tensor_class is not GraphTensor:
-                    t.__class__ = tensor_class
-
-
-def _backward(graph, ys, xs, grad_ys, stops, name):
     grads: dict = {}  # id(tensor) -> list of gradient tensors
 
     def add(t, g) -> None:
@@ -150,6 +138,15 @@ def _backward(graph, ys, xs, grad_ys, stops, name):
                 add(op.inputs[0], outs[0])
                 continue
             if op.op_expr is None:
+                rule = GRADIENTS.get(op.type)
+                if rule is not None:
+                    needs = tuple(_differentiable(t) and (t._op in between or id(t) in x_ids) for t in op.inputs)
+                    if any(needs):
+                        with graph.name_scope(f"{op.name.rsplit('/', 1)[-1]}_grad"):
+                            result = rule(op, outs, needs)
+                        for t, g, need in zip(op.inputs, result, needs, strict=False):
+                            if need and g is not None:
+                                add(t, g)
                 continue  # Const, Placeholder, VariableV2, assignments: where gradients end
             expr = op.op_expr
             if not expr.differentiable:
@@ -161,7 +158,7 @@ def _backward(graph, ys, xs, grad_ys, stops, name):
                 continue
             if None in outs:
                 outs = [F.zeros(t._shape, dtype=t._dtype) if g is None else g for g, t in zip(outs, op.outputs, strict=True)]
-            with graph.name_scope(f"{op.name.rsplit('/', 1)[-1]}_grad"), _ember_operators((*op.inputs, *op.outputs, *outs)):
+            with graph.name_scope(f"{op.name.rsplit('/', 1)[-1]}_grad"):
                 result = expr.derivative(_GraphContext(op, needs), *outs)
             result = result if isinstance(result, tuple) else (result,)
             for t, g, need in zip(op.inputs, result, needs, strict=False):

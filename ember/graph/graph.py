@@ -37,6 +37,7 @@ from .tensor import GraphTensor
 __all__ = [
     "Graph",
     "Operation",
+    "building_graph",
     "control_dependencies",
     "get_default_graph",
     "get_default_session",
@@ -126,6 +127,7 @@ class Graph:
         self._local = threading.local()  # this thread's name scope, control deps, device
         self.version = 0
         self.seed = None
+        self._function_names: set = set()  # of the function graphs nested in it (cond branches, loop bodies)
 
     # -- per-thread building state --------------------------------------------------
 
@@ -336,8 +338,30 @@ class Graph:
     def add_to_collection(self, name: str, value) -> None:
         self._collections.setdefault(name, []).append(value)
 
-    def get_collection(self, name: str) -> list:
-        return list(self._collections.get(name, ()))
+    def add_to_collections(self, names, value) -> None:
+        """``value`` added to each collection of ``names`` (one name, or an iterable, each once)."""
+        names = (names,) if isinstance(names, str) else set(names)
+        for name in names:
+            self.add_to_collection(name, value)
+
+    def get_collection(self, name: str, scope: str | None = None) -> list:
+        """A copy of the collection; with ``scope``, only the items whose ``name`` starts with a
+        match of that regular expression (items without a name are left out)."""
+        items = self._collections.get(name, ())
+        if scope is None:
+            return list(items)
+        pattern = re.compile(scope)
+        return [item for item in items if isinstance(getattr(item, "name", None), str) and pattern.match(item.name)]
+
+    def get_collection_ref(self, name: str) -> list:
+        """The collection's list itself (created empty if absent): changes to it change the graph's."""
+        return self._collections.setdefault(name, [])
+
+    def get_all_collection_keys(self) -> list:
+        return [name for name, items in self._collections.items() if items is not None]
+
+    def clear_collection(self, name: str) -> None:
+        self._collections.pop(name, None)
 
     # -- state ------------------------------------------------------------------------------
 
@@ -355,10 +379,14 @@ class Graph:
         stack = _stack()
         stack.append(self)
         try:
-            with interpreter_scope(LazyInterpreter(self)):
+            with interpreter_scope(self._make_interpreter()):
                 yield self
         finally:
             stack.pop()
+
+    def _make_interpreter(self) -> LazyInterpreter:
+        """The interpreter that records into this graph (a function's sub-graph captures outer tensors)."""
+        return LazyInterpreter(self)
 
     def as_graph_def(self, from_version: int | None = None, add_shapes: bool = False):
         """This graph as a TensorFlow ``GraphDef`` protobuf (see ``export.py``)."""
@@ -416,6 +444,18 @@ def get_default_graph() -> Graph:
     """The innermost ``as_default()`` graph of this thread, else the process's default graph."""
     stack = _STACK.graphs
     return stack[-1] if stack else _GLOBAL[0]
+
+
+def building_graph(graph: Graph) -> Graph:
+    """The graph new ops on ``graph``'s tensors go into: the default graph when it is a function
+    body nested in ``graph`` (a cond branch or a loop body captures them), else ``graph``."""
+    default = get_default_graph()
+    g = default
+    while g is not None:
+        if g is graph:
+            return default
+        g = getattr(g, "outer_graph", None)
+    return graph
 
 
 def in_graph_scope() -> bool:

@@ -62,7 +62,7 @@ def test_constants_take_tensorflows_dtypes():
                  ((1, 2.0), tf.float32), (np.float64(1), tf.float64), (np.arange(3), tf.int64), ([[1], [2]], tf.int32)]  # fmt: skip
         for value, dtype in cases:
             assert tf.constant(value).dtype is dtype, value
-        with pytest.raises(TypeError, match="Expected int32, but got 2.5 of type 'float'"):
+        with pytest.raises(TypeError, match=r"Expected int32, but got 2\.5 of type 'float'"):
             tf.constant(2.5, dtype=tf.int32)
         with pytest.raises(TypeError, match="Expected bool"):
             tf.constant(1, dtype=tf.bool)
@@ -89,7 +89,11 @@ def test_operators_follow_tensorflow_dtypes():
         small = tf.constant([7], dtype=tf.int8) / tf.constant([2], dtype=tf.int8)
         f = i // 2, i % 3, i**2
     assert (q.dtype, small.dtype, q.op.type, q.op.name) == (tf.float64, tf.float32, "RealDiv", "truediv")
-    assert [op.name for op in g.get_operations() if op.name.startswith("truediv/")] == ["truediv/y", "truediv/Cast", "truediv/Cast_1"]
+    assert [op.name for op in g.get_operations() if op.name.startswith("truediv/")] == [
+        "truediv/y",
+        "truediv/Cast",
+        "truediv/Cast_1",
+    ]
     sess = tf.Session(graph=g)
     np.testing.assert_array_equal(sess.run(q), [3.5, -3.5])
     assert [v.tolist() for v in sess.run(list(f))] == [[3, -4], [1, 2], [49, 49]]  # floor division and modulo, as Python's
@@ -98,7 +102,9 @@ def test_operators_follow_tensorflow_dtypes():
 def test_operand_dtypes_are_checked_not_promoted():
     with tf.Graph().as_default():
         a = tf.constant(1.0)
-        with pytest.raises(TypeError, match="Input 'y' of 'AddV2' Op has type float64 that does not match type float32 of argument 'x'"):
+        with pytest.raises(
+            TypeError, match="Input 'y' of 'AddV2' Op has type float64 that does not match type float32 of argument 'x'"
+        ):
             a + tf.constant(1.0, dtype=tf.float64)
         with pytest.raises(TypeError, match=r"Expected int32 passed to parameter 'y' of op 'Mul', got 2.5"):
             tf.constant(1) * 2.5
@@ -118,10 +124,26 @@ def test_logical_and_comparison_operators():
         t, f = tf.constant([True, True]), tf.constant([True, False])
         x = tf.constant([1, 2])
         ops = [t & f, t | f, t ^ f, ~f, x < 2, x >= 2, x & 3]
-    assert [op.op.type for op in ops] == ["LogicalAnd", "LogicalOr", "LogicalXor", "LogicalNot", "Less", "GreaterEqual", "BitwiseAnd"]
+    assert [op.op.type for op in ops] == [
+        "LogicalAnd",
+        "LogicalOr",
+        "LogicalXor",
+        "LogicalNot",
+        "Less",
+        "GreaterEqual",
+        "BitwiseAnd",
+    ]
     assert [op.name for op in ops[:5]] == ["and:0", "or:0", "xor:0", "LogicalNot:0", "Less:0"]
     values = tf.Session(graph=g).run(ops)
-    assert [v.tolist() for v in values] == [[True, False], [True, True], [False, True], [False, True], [True, False], [False, True], [1, 2]]
+    assert [v.tolist() for v in values] == [
+        [True, False],
+        [True, True],
+        [False, True],
+        [False, True],
+        [True, False],
+        [False, True],
+        [1, 2],
+    ]
 
 
 def test_printing_follows_the_behaviour_switch():
@@ -129,7 +151,10 @@ def test_printing_follows_the_behaviour_switch():
         x = tf.placeholder(tf.float32, shape=(None, 3), name="x")
         u = tf.placeholder(tf.float32, name="u")
         v = tf.Variable([1, 2], name="v")
-    assert (str(x), repr(x)) == ('Tensor("x:0", shape=(None, 3), dtype=float32)', "<tf.Tensor 'x:0' shape=(None, 3) dtype=float32>")
+    assert (str(x), repr(x)) == (
+        'Tensor("x:0", shape=(None, 3), dtype=float32)',
+        "<tf.Tensor 'x:0' shape=(None, 3) dtype=float32>",
+    )
     assert (str(u), repr(u)) == ('Tensor("u:0", dtype=float32)', "<tf.Tensor 'u:0' shape=<unknown> dtype=float32>")
     assert repr(x[0]) == "<tf.Tensor 'strided_slice:0' shape=(3,) dtype=float32>" and x[0].op.type == "StridedSlice"
     assert repr(v) == "<tf.Variable 'v:0' shape=(2,) dtype=int32>"
@@ -144,7 +169,7 @@ def test_variables_take_tensorflows_dtypes_and_collections():
         local = tf.Variable(0, collections=["local_variables"], name="local")
         total = w * 2
     assert (v.dtype, w.dtype) == (tf.int32, tf.float32)
-    assert g.get_collection("variables") == [v, w] and g.get_collection("trainable_variables") == [v, w]
+    assert g.get_collection("variables") == [v, w] and g.get_collection("trainable_variables") == [v, w, local]  # as TensorFlow
     assert g.get_collection("local_variables") == [local]
     with tf.Session(graph=g) as sess:
         sess.run(tf.variables_initializer([v, w]))
@@ -163,7 +188,11 @@ def test_graph_def_carries_tensorflows_op_types():
 
 def test_the_tf_key_is_part_of_the_schema_entry():
     table = tf_op_table()
-    assert table["add"] == ("AddV2", "add") and table["div_scalar"] == ("RealDiv", "truediv") and table["floor_divide"] == ("FloorDiv", "floordiv")
+    assert (
+        table["add"] == ("AddV2", "add")
+        and table["div_scalar"] == ("RealDiv", "truediv")
+        and table["floor_divide"] == ("FloorDiv", "floordiv")
+    )
     entries = {e.name: e for e in load_schema()}
     assert entries["matmul"].tf == "MatMul" and entries["matmul"].to_dict()["tf"] == "MatMul"
     assert parse_entry(entries["div"].to_dict()) == entries["div"]  # the dict form round-trips

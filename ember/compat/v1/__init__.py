@@ -35,22 +35,21 @@ from ...graph import (
     Session,
     TensorShape,
     control_dependencies,
+    errors,
     get_default_graph,
     get_default_session,
-    global_variables,
     global_variables_initializer,
-    gradients,
     group,
     identity,
     no_op,
     placeholder,
     placeholder_with_default,
-    trainable_variables,
     variables_initializer,
 )
-
-# -- math, array and sparse ops (math_ops, reduce_ops, linalg_ops, array_ops, indexing_ops, sparse_ops)
-from . import bitwise, dtypes, linalg, math, sparse
+from ...graph.errors import OpError
+from ...graph.proto import Event, HistogramProto, LogMessage, RunMetadata, RunOptions, SessionLog, Summary, SummaryMetadata
+from ...graph.py_func import numpy_function, py_func
+from . import bitwise, dtypes, experimental, gfile, initializers, layers, linalg, losses, math, nn, random, sparse, summary, train
 from .array_ops import (
     broadcast_to,
     concat,
@@ -78,14 +77,17 @@ from .array_ops import (
     zeros,
     zeros_like,
 )
+from .clip_ops import clip_by_global_norm, clip_by_norm, clip_by_value, global_norm
+from .config import ConfigProto, GPUOptions, GraphOptions, OptimizerOptions
 from .data_dependent import unique
 from .dtypes import DType, as_dtype
 from .framework import (
+    EagerTensor,
     Graph,
     Tensor,
-    Variable,
     constant,
     convert_to_tensor,
+    device,
     disable_eager_execution,
     disable_v2_behavior,
     enable_eager_execution,
@@ -94,6 +96,7 @@ from .framework import (
     name_scope,
     reset_default_graph,
 )
+from .gradients_impl import UnconnectedGradients, gradients, hessians
 from .indexing_ops import (
     argsort,
     boolean_mask,
@@ -113,6 +116,19 @@ from .indexing_ops import (
     strided_slice,
     where,
     where_v2,
+)
+from .initializers import (
+    constant_initializer,
+    glorot_normal_initializer,
+    glorot_uniform_initializer,
+    identity_initializer,
+    ones_initializer,
+    orthogonal_initializer,
+    random_normal_initializer,
+    random_uniform_initializer,
+    truncated_normal_initializer,
+    variance_scaling_initializer,
+    zeros_initializer,
 )
 from .linalg_ops import (
     band_part as matrix_band_part,
@@ -206,6 +222,8 @@ from .math_ops import (
     truncatediv,
     truncatemod,
 )
+from .platform import app, flags, logging
+from .random_ops import get_seed, multinomial, random_normal, random_shuffle, random_uniform, set_random_seed, truncated_normal
 from .reduce_ops import (
     argmax,
     argmin,
@@ -229,6 +247,28 @@ from .sparse_ops import (
     sparse_reduce_sum,
     sparse_tensor_dense_matmul,
     sparse_tensor_to_dense,
+)
+from .variable_scope import AUTO_REUSE, VariableScope, get_local_variable, get_variable, get_variable_scope, variable_scope
+from .variables import (
+    GraphKeys,
+    Variable,
+    VariableV1,
+    add_to_collection,
+    add_to_collections,
+    all_variables,
+    get_collection,
+    get_collection_ref,
+    global_variables,
+    initialize_all_variables,
+    initialize_local_variables,
+    initialize_variables,
+    is_variable_initialized,
+    local_variables,
+    local_variables_initializer,
+    model_variables,
+    moving_average_variables,
+    report_uninitialized_variables,
+    trainable_variables,
 )
 
 bool = bool_  # noqa: A001 - TensorFlow's name

@@ -26,13 +26,13 @@ import numpy as np
 from ..._core import dtype as _dt
 from ..._core.tensor import Tensor as _EmberTensor
 from ...graph import graph as _graph
-from ...graph.sources import Variable as _GraphVariable, constant as _graph_constant
-from ...graph.tensor import GraphTensor
+from ...graph.sources import constant as _graph_constant
+from ...graph.tensor import GraphTensor, ember_operators, ember_operators_active
 from ...ops import functional as F
 
 __all__ = [
-    "Graph", "Tensor", "constant", "convert_to_tensor", "disable_eager_execution", "disable_v2_behavior",
-    "enable_eager_execution", "enable_v2_behavior", "executing_eagerly", "name_scope", "op_scope", "reset_default_graph",
+    "EagerTensor", "Graph", "TFOperators", "Tensor", "constant", "convert_to_tensor", "device", "disable_eager_execution", "disable_v2_behavior",
+    "enable_eager_execution", "enable_v2_behavior", "executing_eagerly", "infer_dtype", "name_scope", "op_scope", "reset_default_graph", "shape_text", "v2_behavior",
 ]  # fmt: skip
 
 
@@ -48,10 +48,10 @@ def op_scope(name: str | None, default: str, values=()) -> Iterator[_Scope]:
     graph = next((v.graph for v in values if isinstance(v, GraphTensor)), None)
     if graph is None or (_graph.in_graph_scope() and graph is _graph.get_default_graph()):
         graph = _graph.get_default_graph()
-        with graph.name_scope(name or default) as scope:
+        with graph.name_scope(name or default) as scope, ember_operators():
             yield _Scope(graph, scope, len(graph._ops))
         return
-    with graph.as_default(), graph.name_scope(name or default) as scope:
+    with graph.as_default(), graph.name_scope(name or default) as scope, ember_operators():
         yield _Scope(graph, scope, len(graph._ops))
 
 
@@ -79,7 +79,7 @@ class _Scope:
 # -- conversion ------------------------------------------------------------------------------
 
 
-def _infer_dtype(value) -> _dt.DType:
+def infer_dtype(value) -> _dt.DType:
     """TensorFlow's dtype of a Python or NumPy value: float32 for Python floats, int32 for
     Python ints that fit (int64 otherwise), NumPy values keep theirs."""
     if isinstance(value, np.ndarray | np.generic):
@@ -122,7 +122,13 @@ def _check_compatible(value, dtype: _dt.DType) -> None:
             or (dtype is _dt.string and isinstance(v, str | bytes))
             or (dtype.is_complex and isinstance(v, numbers.Number) and not isinstance(v, bool))
             or (dtype.is_floating_point and isinstance(v, numbers.Real) and not isinstance(v, bool))
-            or (dtype not in (_dt.bool_, _dt.string) and not dtype.is_floating_point and not dtype.is_complex and isinstance(v, numbers.Integral) and not isinstance(v, bool))
+            or (
+                dtype not in (_dt.bool_, _dt.string)
+                and not dtype.is_floating_point
+                and not dtype.is_complex
+                and isinstance(v, numbers.Integral)
+                and not isinstance(v, bool)
+            )
         )
         if not ok:
             raise TypeError(f"Expected {dtype.name}, but got {v!r} of type '{type(v).__name__}'.")
@@ -146,10 +152,11 @@ def constant(value, dtype=None, shape=None, name: str = "Const", verify_shape: b
         if not isinstance(value, np.ndarray | np.generic):
             _check_compatible(value, dtype)
     else:
-        dtype = _infer_dtype(value)
+        dtype = infer_dtype(value)
     if verify_shape and shape is not None and tuple(np.shape(value)) != tuple(shape):
         raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, got {tuple(np.shape(value))}.")
-    return _graph_constant(value, dtype=dtype, shape=shape, name=name)
+    out = _graph_constant(value, dtype=dtype, shape=shape, name=name)
+    return out if isinstance(out, GraphTensor) else EagerTensor._wrap(out)
 
 
 def convert_to_tensor(value, dtype=None, name: str | None = None, preferred_dtype=None, dtype_hint=None):
@@ -158,7 +165,9 @@ def convert_to_tensor(value, dtype=None, name: str | None = None, preferred_dtyp
     dtype = None if dtype is None else _dt.as_dtype(dtype, op="convert_to_tensor", arg="dtype")
     if isinstance(value, GraphTensor):
         if dtype is not None and value._dtype is not dtype:
-            raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype {value._dtype.name}: {value!r}")
+            raise ValueError(
+                f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype {value._dtype.name}: {value!r}"
+            )
         return value
     hint = dtype_hint if dtype_hint is not None else preferred_dtype
     if dtype is None and hint is not None:
@@ -176,15 +185,19 @@ def convert_to_tensor(value, dtype=None, name: str | None = None, preferred_dtyp
 _V2_BEHAVIOR = [True]  # TensorFlow 2's compat.v1 prints (None, 3); after disable_v2_behavior, (?, 3)
 
 
+def v2_behavior() -> bool:
+    """Whether TensorFlow 2's printing is on (off after ``disable_v2_behavior()``)."""
+    return _V2_BEHAVIOR[0]
+
+
 def shape_text(shape) -> str:
     """A static shape as TensorFlow prints it: ``(None, 3)``, or TensorFlow 1's ``(?, 3)`` after
     ``disable_v2_behavior()``; ``<unknown>`` for an unknown rank."""
     if shape.rank is None:
         return "<unknown>"
     unknown = "None" if _V2_BEHAVIOR[0] else "?"
-    dims = [unknown if d is None else str(d) for d in shape.dims]
+    dims = [unknown if d is None else str(d) for d in shape.as_list()]
     return f"({dims[0]},)" if len(dims) == 1 else f"({', '.join(dims)})"
-
 
 
 def _is_int(dtype: _dt.DType) -> bool:
@@ -216,6 +229,8 @@ def _xor(x, y, scope):
     return F.logical_xor(x, y) if x._dtype is _dt.bool_ else F.bitwise_xor(x, y)
 
 
+_OPERATORS_EMBER = ember_operators_active
+
 _BINARY = {  # dunder -> (TensorFlow's node name, TensorFlow's op type, the computation)
     "add": ("add", "AddV2", lambda x, y, s: F.add(x, y)),
     "sub": ("sub", "Sub", lambda x, y, s: F.sub(x, y)),
@@ -240,7 +255,7 @@ def binary_op(kind: str, x, y, reverse: bool = False, name: str | None = None):
     ``x`` the other operand, as in ``2.0 * t``)."""
     node_name, op_type, compute = _BINARY[kind]
     tensor, other = (y, x) if reverse else (x, y)
-    if not isinstance(other, GraphTensor) and tensor._dtype is not _dt.string:
+    if not isinstance(other, _EmberTensor) and tensor._dtype is not _dt.string:
         try:
             _check_compatible(other, tensor._dtype)
         except TypeError as error:
@@ -249,19 +264,40 @@ def binary_op(kind: str, x, y, reverse: bool = False, name: str | None = None):
                 f"Expected {tensor._dtype.name} passed to parameter '{arg}' of op '{op_type}', got {other!r} of type "
                 f"'{type(other).__name__}' instead. Error: {error}"
             ) from None
+    if not _graph.in_graph_scope() and not isinstance(x, GraphTensor) and not isinstance(y, GraphTensor):
+        return _eager_binary(compute, x, y, reverse, op_type)
     with op_scope(name, node_name, (x, y)) as scope:
         if reverse:
             x = convert_to_tensor(x, dtype_hint=y._dtype, name="x")
         else:
             y = convert_to_tensor(y, dtype_hint=x._dtype, name="y")
         if x._dtype is not y._dtype:
-            raise TypeError(f"Input 'y' of '{op_type}' Op has type {y._dtype.name} that does not match type {x._dtype.name} of argument 'x'.")
+            raise TypeError(
+                f"Input 'y' of '{op_type}' Op has type {y._dtype.name} that does not match type {x._dtype.name} of argument 'x'."
+            )
         return scope.out(compute(x, y, scope))
 
 
+def _eager_binary(compute, x, y, reverse: bool, op_type: str):
+    """An operator of eager tensors (TensorFlow 2's eager mode): the same rules, computed now."""
+    if reverse:
+        x = constant(x, dtype=y._dtype)
+    else:
+        y = constant(y, dtype=x._dtype) if not isinstance(y, _EmberTensor) else y
+    if x._dtype is not y._dtype:
+        raise TypeError(
+            f"Input 'y' of '{op_type}' Op has type {y._dtype.name} that does not match type {x._dtype.name} of argument 'x'."
+        )
+    return EagerTensor._wrap(compute(x, y, None))
+
+
 def _dunder(kind: str, reverse: bool = False):
+    ember_method = getattr(_EmberTensor, f"__{'r' if reverse else ''}{kind}__")
+
     def method(self, other):
-        if isinstance(other, _EmberTensor) and not isinstance(other, GraphTensor):
+        if _OPERATORS_EMBER():  # inside ember's own code: ember's operators
+            return ember_method(self, other)
+        if isinstance(other, _EmberTensor) and not isinstance(other, GraphTensor) and isinstance(self, GraphTensor):
             other = other.numpy()
         return binary_op(kind, other, self, reverse=True) if reverse else binary_op(kind, self, other)
 
@@ -272,6 +308,10 @@ def _dunder(kind: str, reverse: bool = False):
 
 def _unary(node_name: str, compute):
     def method(self):
+        if _OPERATORS_EMBER():
+            return compute(self)
+        if not isinstance(self, GraphTensor):
+            return EagerTensor._wrap(compute(self))
         with op_scope(None, node_name, (self,)) as scope:
             return scope.out(compute(self))
 
@@ -301,19 +341,27 @@ class TFOperators:
     __abs__ = _unary("Abs", F.abs)
 
     def __invert__(self):
+        if _OPERATORS_EMBER():
+            return _EmberTensor.__invert__(self)
+        if not isinstance(self, GraphTensor):
+            return EagerTensor._wrap(F.logical_not(self) if self._dtype is _dt.bool_ else F.bitwise_not(self))
         with op_scope(None, "LogicalNot" if self._dtype is _dt.bool_ else "Invert", (self,)) as scope:
             return scope.out(F.logical_not(self) if self._dtype is _dt.bool_ else F.bitwise_not(self))
 
     def __getitem__(self, index):
+        if _OPERATORS_EMBER():
+            return _EmberTensor.__getitem__(self, index)
+        if not isinstance(self, GraphTensor):
+            return EagerTensor._wrap(_EmberTensor.__getitem__(self, index))
         with op_scope(None, "strided_slice", (self,)) as scope:
             return scope.out(_EmberTensor.__getitem__(self, index), "StridedSlice")
 
     # TensorFlow 1's graph tensors are compared and hashed as objects (tf.equal compares values)
     def __eq__(self, other):
-        return self is other
+        return _EmberTensor.__eq__(self, other) if _OPERATORS_EMBER() else self is other
 
     def __ne__(self, other):
-        return self is not other
+        return _EmberTensor.__ne__(self, other) if _OPERATORS_EMBER() else self is not other
 
     __hash__ = object.__hash__
 
@@ -333,51 +381,52 @@ class Tensor(TFOperators, GraphTensor):
     __slots__ = ()
 
 
-class Variable(TFOperators, _GraphVariable):
-    """``tf.Variable``: ember's graph variable, with TensorFlow's operators and dtypes (a Python
-    int initial value is int32)."""
+class EagerTensor(TFOperators, _EmberTensor):
+    """A tensor of TensorFlow 2's eager mode (what ``tf.constant`` gives outside a graph): an ember
+    tensor with TensorFlow's operators and printing (``==`` compares values, as TensorFlow 2's)."""
 
     __slots__ = ()
 
-    def __new__(cls, initial_value=None, trainable=None, collections=None, validate_shape: bool = True, caching_device=None,
-                name: str | None = None, variable_def=None, dtype=None, expected_shape=None, import_scope=None, constraint=None,
-                use_resource=None, synchronization=None, aggregation=None, shape=None):  # fmt: skip
-        if callable(initial_value):
-            initial_value = initial_value()
-        if initial_value is not None and not isinstance(initial_value, GraphTensor):
-            initial_value = _as_array(initial_value, dtype)
-        self = _GraphVariable.__new__(cls, initial_value, trainable=True if trainable is None else trainable, name=name, dtype=dtype,
-                                      validate_shape=validate_shape)  # fmt: skip
-        if collections is not None:
-            graph = self.graph
-            for key in ("variables", "trainable_variables"):
-                if self in graph._collections.get(key, ()) and key not in collections:
-                    graph._collections[key] = [v for v in graph._collections[key] if v is not self]
-            for key in collections:
-                if self not in graph._collections.get(key, ()):
-                    graph.add_to_collection(key, self)
-        return self
+    @classmethod
+    def _wrap(cls, t) -> EagerTensor:
+        """``t`` (an ember tensor) seen as an EagerTensor: the same storage and view."""
+        if type(t) is cls or not isinstance(t, _EmberTensor):
+            return t
+        out = object.__new__(cls)
+        for slot in _EmberTensor.__slots__:
+            if slot != "__weakref__" and hasattr(t, slot):
+                object.__setattr__(out, slot, getattr(t, slot))
+        return out
+
+    def __eq__(self, other):
+        if _OPERATORS_EMBER():
+            return _EmberTensor.__eq__(self, other)
+        return EagerTensor._wrap(F.eq(self, constant(other, dtype=self._dtype) if not isinstance(other, _EmberTensor) else other))
+
+    def __ne__(self, other):
+        if _OPERATORS_EMBER():
+            return _EmberTensor.__ne__(self, other)
+        return EagerTensor._wrap(F.ne(self, constant(other, dtype=self._dtype) if not isinstance(other, _EmberTensor) else other))
+
+    __hash__ = object.__hash__
+
+    def _value(self) -> np.ndarray:
+        value = self.numpy()
+        if self._dtype is _dt.string:  # TensorFlow's strings are bytes
+            value = np.vectorize(lambda v: v.encode() if isinstance(v, str) else v, otypes=[object])(value)
+        return value
 
     def __repr__(self) -> str:
-        ref = "" if _V2_BEHAVIOR[0] else "_ref"
-        return f"<tf.Variable '{self.name}' shape={shape_text(self._static)} dtype={self._dtype.name}{ref}>"
+        value = self._value()
+        text = str(value) if value.ndim == 0 else repr(value)  # a 0-d value prints as the number: numpy=5
+        return f"<tf.Tensor: shape={shape_text_of(self._shape)}, dtype={self._dtype.name}, numpy={text}>"
 
-    __str__ = __repr__
+    def __str__(self) -> str:
+        return f"tf.Tensor({self._value()}, shape={shape_text_of(self._shape)}, dtype={self._dtype.name})"
 
 
-def _as_array(value, dtype) -> np.ndarray:
-    """An initial value as a NumPy array of TensorFlow's dtype for it."""
-    if isinstance(value, _EmberTensor):
-        return value.numpy()
-    if dtype is not None:
-        dtype = _dt.as_dtype(dtype, op="Variable", arg="dtype")
-        if not isinstance(value, np.ndarray | np.generic):
-            _check_compatible(value, dtype)
-    else:
-        dtype = _infer_dtype(value)
-    if dtype is _dt.string:
-        return np.asarray(value, dtype=object)
-    return np.asarray(value, dtype=dtype.numpy_dtype)
+def shape_text_of(shape: tuple) -> str:
+    return f"({shape[0]},)" if len(shape) == 1 else f"({', '.join(str(d) for d in shape)})"
 
 
 class Graph(_graph.Graph):
@@ -428,3 +477,9 @@ def name_scope(name, default_name=None, values=None):
     if name is None and default_name is None:
         return _graph.get_default_graph().name_scope(None)
     return _graph.get_default_graph().name_scope(name if name is not None else default_name)
+
+
+def device(device_name):
+    """``tf.device``: the device of ops made in the block, recorded on each node (ember runs
+    every node on its CPU device; the name is kept for the GraphDef)."""
+    return _graph.get_default_graph().device(device_name)

@@ -17,7 +17,7 @@ from ..._core.tensor import Tensor as _EmberTensor
 from ...sparse import functions as _sp, tensor as _sparse_tensor
 from ...sparse.tensor import SparseTensorValue
 from ._common import tensor
-from .framework import _infer_dtype
+from .framework import infer_dtype as _infer_dtype
 
 __all__ = [
     "SparseTensor", "SparseTensorValue", "sparse_add", "sparse_placeholder", "sparse_reduce_max", "sparse_reduce_sum",

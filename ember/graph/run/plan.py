@@ -7,22 +7,66 @@ a step sees the value from before the step's assignments), gives each tensor a s
 notes after which step each slot is dead so its memory goes back to the allocator at once.
 Running walks the steps: graph-only nodes (Const, Placeholder, variables) are handled here,
 every other node is its primitive on the eager interpreter, the same kernels as eager mode.
+A graph-only node type defined above this module (a summary, say) brings its own kernel
+through ``register_graph_kernel``.
 """
 
 from __future__ import annotations
 
 import heapq
+import time
 
+import numpy as np
+
+from ..._core.dtype import string
+from ..._core.tensor import tensor
 from ...dispatch.interpreter import EAGER
+from ..errors import FailedPreconditionError, OpError, from_exception
 from ..symbolic import SymInt, evaluate, has_symbols
 
-__all__ = ["FailedPreconditionError", "Plan", "Step", "data_inputs", "inplace_target", "needed_ops", "schedule"]
+__all__ = [
+    "EXECUTORS", "FailedPreconditionError", "Plan", "Step", "data_inputs", "inplace_target", "needed_ops", "register_executor",
+    "register_graph_kernel", "schedule",
+]
 
 _WRITES = {"Assign", "AssignAdd", "AssignSub"}
+# nodes that ask whether their input variables hold a value: they never read the values
+_QUERIES = {"IsVariableInitialized", "ReportUninitializedVariables"}
+
+# Graph-only node types defined above this floor (control flow, summaries, PyFunc, Print, Assert):
+# type -> run(step, values, session) (see register_executor and register_graph_kernel)
+EXECUTORS: dict = {}
 
 
-class FailedPreconditionError(RuntimeError):
-    """TensorFlow's error for reading a variable before it was initialised."""
+def register_executor(op_type: str, run) -> None:
+    """Teach plans to run graph-only nodes of ``op_type``: ``run(step, values, session)`` reads its
+    inputs from ``values[step.ins[k]]`` and stores its outputs in ``values[step.outs[k]]``."""
+    old = EXECUTORS.get(op_type)
+    if old is not None and old is not run and (old.__module__, old.__qualname__) != (run.__module__, run.__qualname__):
+        raise ValueError(f"register_executor(): {op_type!r} already has an executor")  # (a reload re-registers)
+    EXECUTORS[op_type] = run
+
+
+
+def register_graph_kernel(op_type: str, kernel) -> None:
+    """Run nodes of the graph-only type ``op_type`` (no ember primitive) with ``kernel``.
+
+    ``kernel(op, inputs)`` gets the Operation and its input values (ember tensors) and returns
+    a tuple of its output values. The node must not write a variable: it computes its outputs
+    from its inputs (reading ``op.attrs`` as it needs). The simple form of ``register_executor``.
+    """
+    if not callable(kernel):
+        raise TypeError(f"register_graph_kernel(): kernel must be callable, got {type(kernel).__name__}")
+
+    def run(step, values, session) -> None:
+        results = kernel(step.op, [values[i] for i in step.ins])
+        if len(results) != len(step.outs):
+            raise RuntimeError(f"the kernel of {op_type} ({step.op.name}) returned {len(results)} values for {len(step.outs)} outputs")
+        for s, r in zip(step.outs, results, strict=True):
+            values[s] = r
+
+    run.__module__, run.__qualname__ = kernel.__module__, kernel.__qualname__  # a reload registers the same kernel again
+    register_executor(op_type, run)
 
 
 def data_inputs(op) -> tuple:
@@ -105,6 +149,7 @@ class Plan:
         fed = {id(t) for t in feed_tensors}
         ops = needed_ops([t._op for t in fetch_tensors if id(t) not in fed] + list(target_ops), fed)
         order = schedule(ops, fed)
+        self.ops = tuple(order)  # every node the plan runs or reads, constants and variables included
         slots: dict = {}
 
         def slot(t) -> int:
@@ -134,6 +179,10 @@ class Plan:
             outs = tuple(slot(t) for t in op.outputs)
             kind = op.kind if op.op_expr is None else "primitive"
             step = Step(op, kind, ins, outs)
+            if kind in _QUERIES:
+                step.var = tuple(origin.get(t._op, t._op) for t in op.inputs)
+                self.steps.append(step)
+                continue
             step.reads = tuple((s, variables[s]) for s in (ins[1:] if kind in _WRITES else ins) if s in variables)
             if kind in _WRITES:
                 step.var = origin.get(op.inputs[0]._op, op.inputs[0]._op)
@@ -168,7 +217,11 @@ class Plan:
         for i, step in enumerate(self.steps):
             step.free = tuple(frees.get(i, ()))
 
-    def run(self, session, feed_values: list) -> list:
+    def run(self, session, feed_values: list, monitor=None, tf_errors: bool = False) -> list:
+        """The fetched values. ``monitor``, if given, hears ``after_step(op, outputs, start_ns)``
+        after each node (``run_metadata.py``'s RunTracer: timings and a deadline). With
+        ``tf_errors`` (a Session's run), a kernel's exception is raised as TensorFlow's OpError
+        naming the node (``errors.from_exception``); else as it is (``ember.compile``)."""
         values = self.template.copy()
         env: dict = {}
         for s, v, binds in zip(self.feed_slots, feed_values, self.feed_binds, strict=True):
@@ -177,32 +230,41 @@ class Plan:
                 env[var] = v._shape[j]
         apply = EAGER.apply
         variables = session._variables
-        for step in self.steps:
-            if step.reads:
-                for s, var in step.reads:
-                    values[s] = _read(variables, var, step.op)
-            kind = step.kind
-            if kind == "primitive":
-                attrs = step.attrs
-                if step.symbolic:
-                    attrs = {k: evaluate(v, env) for k, v in attrs.items()}
-                ins = tuple([values[i] for i in step.ins])
-                if step.view:
-                    result = _view(step.op.op_expr, ins, attrs)
-                elif step.inplace is not None and (target := inplace_target(ins, step.inplace)) is not None:
-                    result = apply(step.op.op_expr, ins, attrs, (target,))
-                    target = None
+        try:
+            for step in self.steps:
+                if monitor is not None:
+                    start = time.time_ns()
+                if step.reads:
+                    for s, var in step.reads:
+                        values[s] = _read(variables, var, step.op)
+                kind = step.kind
+                if kind == "primitive":
+                    attrs = step.attrs
+                    if step.symbolic:
+                        attrs = {k: evaluate(v, env) for k, v in attrs.items()}
+                    ins = tuple([values[i] for i in step.ins])
+                    if step.view:
+                        result = _view(step.op.op_expr, ins, attrs)
+                    elif step.inplace is not None and (target := inplace_target(ins, step.inplace)) is not None:
+                        result = apply(step.op.op_expr, ins, attrs, (target,))
+                        target = None
+                    else:
+                        result = apply(step.op.op_expr, ins, attrs)
+                    for s, r in zip(step.outs, result, strict=True):
+                        values[s] = r
+                    for k, j, var in step.binds:
+                        env.setdefault(var, result[k]._shape[j])
+                    ins = result = r = None  # no reference here may outlive the slot the plan frees
                 else:
-                    result = apply(step.op.op_expr, ins, attrs)
-                for s, r in zip(step.outs, result, strict=True):
-                    values[s] = r
-                for k, j, var in step.binds:
-                    env.setdefault(var, result[k]._shape[j])
-                ins = result = r = None  # no reference here may outlive the slot the plan frees
-            else:
-                _run_graph_op(step, values, variables)
-            for s in step.free:
-                values[s] = None
+                    _run_graph_op(step, values, variables, session)
+                if monitor is not None:
+                    monitor.after_step(step.op, [values[s] for s in step.outs], start)
+                for s in step.free:
+                    values[s] = None
+        except (RuntimeError, ValueError, IndexError) as error:
+            if not tf_errors or isinstance(error, OpError):
+                raise
+            raise from_exception(error, step.op) from error
         for s, var in self.fetch_reads:
             values[s] = _read(variables, var, var)
         return [values[s] for s in self.fetch_slots]
@@ -243,11 +305,13 @@ def _view(op, ins: tuple, attrs: dict) -> tuple:
 def _read(variables: dict, var, reader):
     value = variables.get(var)
     if value is None:
-        raise FailedPreconditionError(f"Attempting to use uninitialized value {var.name}\n\t [[node {reader.name}]] (run its initializer first)")
+        raise FailedPreconditionError(
+            None, reader, f"Attempting to use uninitialized value {var.name}\n\t [[node {reader.name}]] (run its initializer first)"
+        )
     return value
 
 
-def _run_graph_op(step: Step, values: list, variables: dict) -> None:
+def _run_graph_op(step: Step, values: list, variables: dict, session=None) -> None:
     op = step.op
     kind = step.kind
     if kind in _WRITES:
@@ -256,7 +320,7 @@ def _run_graph_op(step: Step, values: list, variables: dict) -> None:
         if kind != "Assign":
             old = variables.get(var)
             if old is None:
-                raise FailedPreconditionError(f"Attempting to use uninitialized value {var.name}\n\t [[node {op.name}]]")
+                raise FailedPreconditionError(None, op, f"Attempting to use uninitialized value {var.name}\n\t [[node {op.name}]]")
             new = old + new if kind == "AssignAdd" else old - new
         elif new._shape != tuple(op.inputs[0]._shape) and op.inputs[0]._static.is_fully_defined():
             raise ValueError(f"{op.name}: cannot assign a value of shape {tuple(new._shape)} to {var.name} of shape {op.inputs[0]._static}")
@@ -266,9 +330,16 @@ def _run_graph_op(step: Step, values: list, variables: dict) -> None:
         values[step.outs[0]] = values[step.ins[0]]
     elif kind == "NoOp":
         pass
+    elif kind == "IsVariableInitialized":
+        values[step.outs[0]] = tensor(step.var[0] in variables)
+    elif kind == "ReportUninitializedVariables":
+        names = [var.name for var in step.var if var not in variables]
+        values[step.outs[0]] = tensor(np.array(names, dtype=object).reshape(len(names)), dtype=string)
     elif kind == "Placeholder":
         raise RuntimeError(f"placeholder {op.name} reached without a feed")  # Session checks feeds first
     elif kind == "Fused":
         op.attrs["program"].run_step(step, values)
+    elif kind in EXECUTORS:
+        EXECUTORS[kind](step, values, session)
     else:
         raise NotImplementedError(f"graph op type {kind!r} ({op.name}) has no executor")

@@ -1,7 +1,9 @@
 """Comparisons: eq, ne, lt, le, gt, ge (bool tensors), isclose, and the whole-tensor answers
 allclose and equal (Python bools).
 
-Comparisons are not differentiable. The ordering ones refuse complex input; an int scalar
+Comparisons are not differentiable. ``eq`` and ``ne`` also compare string tensors (with
+string tensors; a Python ``str`` or ``bytes`` operand of ``==`` is a 0-d one), as TensorFlow's
+``equal`` does; the ordering ones refuse strings and complex input; an int scalar
 next to an integer tensor is first wrapped into its dtype, as PyTorch does (``uint8_t < -3``
 compares with 253).
 
@@ -17,7 +19,7 @@ from ..common import broadcast_pair
 from ..functor import FUNCTORS
 from ..schema import schema_family
 from .factories import binary
-from .kinds import ALL, REAL, check_kinds, to_bool
+from .kinds import ALL, EQUALITY, REAL, check_kinds, to_bool
 
 declare = schema_family("elementwise")
 
@@ -42,7 +44,7 @@ declare(
     """,
     tf="Equal",
 )
-_eq = binary("eq", "Eq", kinds=ALL, result=to_bool)
+_eq = binary("eq", "Eq", kinds=EQUALITY, result=to_bool)
 declare(
     "ne",
     [
@@ -59,7 +61,7 @@ declare(
     doc="input != other, elementwise, as a bool tensor.",
     tf="NotEqual",
 )
-binary("ne", "Ne", kinds=ALL, result=to_bool)
+binary("ne", "Ne", kinds=EQUALITY, result=to_bool)
 declare(
     "lt",
     [

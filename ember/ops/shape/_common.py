@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import math
 
-from ..._core.tensor import Tensor
+import numpy as np
+
+from ..._core.tensor import Tensor, tensor
 from ...dispatch import OpExpr, dispatch
-from ...dispatch.interpreter import eager_default_interpreter, interpreter_scope, running_eagerly
+from ...dispatch.interpreter import running_eagerly
 from ..common import functional as _F
 
 __all__ = ["in_shape", "named", "positions", "run", "scatter_back"]
@@ -40,30 +42,14 @@ def in_shape(ctx, i: int = 0) -> tuple:
 
 def positions(op: OpExpr, attrs: dict, shape: tuple) -> tuple:
     """The flat input positions each output element of the view op ``op`` reads: the op applied
-    to an ``arange`` of ``shape`` (metadata only; nothing is recorded)."""
-    if not running_eagerly() and all(type(d) is int for d in shape) and not has_symbols(attrs):
-        # a graph's derivative: the positions are metadata, computed now (a Const where used), not recorded
-        with interpreter_scope(eager_default_interpreter()):
-            return positions(op, attrs, shape)
+    to an ``arange`` of ``shape`` (metadata only; nothing is recorded). While a graph is being
+    built the positions are still computed now: they are constants of the graph, not nodes."""
+    if not running_eagerly() and all(type(d) is int for d in shape):  # (unknown sizes: nodes, evaluated per run)
+        return op.view(attrs, tensor(np.arange(math.prod(shape)).reshape(shape)))
     base = _F().arange(math.prod(shape)).reshape(shape)
     if base.is_global:  # inside a global op's derivative (dispatch/sbp.py's AMBIENT): the global interpreter views it
         return dispatch(op, (base,), attrs)
     return op.view(attrs, base)
-
-
-def has_symbols(attrs: dict) -> bool:
-    """Whether an attribute holds a size known only when a graph runs (an ``int`` subclass)."""
-
-    def symbolic(v) -> bool:
-        if isinstance(v, tuple | list):
-            return any(symbolic(x) for x in v)
-        if isinstance(v, slice):
-            return symbolic((v.start, v.stop, v.step))
-        if isinstance(getattr(v, "items", None), tuple):  # an indexing key
-            return symbolic(v.items)
-        return isinstance(v, int | float) and type(v) not in (int, bool, float)
-
-    return any(symbolic(v) for v in attrs.values())
 
 
 def scatter_back(g, pos, shape: tuple):
