@@ -326,3 +326,13 @@ def test_range_up_to_a_run_time_size():
     assert ranges[0].dtype is tf.int32 and ranges[0].op.type == "Range"
     assert [g.tolist() for g in got[:3]] == [[0, 1, 2, 3, 4], [1, 3], [5, 4, 3, 2, 1]]
     assert got[3].tolist() == a[:, 0].tolist()
+
+
+def test_the_ops_run_eagerly_outside_a_graph():
+    assert tf.executing_eagerly()
+    c = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    assert tf.shape(c).numpy().tolist() == [2, 2] and tf.size(c).numpy() == 4
+    assert tf.reduce_sum(c, 1).numpy().tolist() == [3.0, 7.0] and tf.reshape(c, [-1]).numpy().tolist() == [1.0, 2.0, 3.0, 4.0]
+    assert tf.matmul(c, c).numpy().tolist() == [[7.0, 10.0], [15.0, 22.0]]
+    assert tf.where(c > 2.0).numpy().tolist() == [[1, 0], [1, 1]] and tf.unique([3, 1, 3])[0].numpy().tolist() == [3, 1]
+    assert tf.boolean_mask(c, [False, True]).numpy().tolist() == [[3.0, 4.0]]

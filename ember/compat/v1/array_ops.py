@@ -65,7 +65,8 @@ def shape(input, name=None, out_type=_dt.int32):  # noqa: A002 - TensorFlow's na
             result = scope.out(constant(list(static_shape(x).as_list()), dtype=out_type))
         else:
             result = scope.out(shape_of(x, out_type), "Shape")
-        _SHAPE_OF[result.op] = x
+        if isinstance(result, GraphTensor):
+            _SHAPE_OF[result.op] = x
         return result
 
 

@@ -24,7 +24,7 @@ from ...dispatch import OpExpr, dispatch
 from ...dispatch.opexpr import register_kernel
 from ...graph.symbolic import unknown_dim
 from ...graph.tensor import GraphTensor
-from ._common import tensor
+from ._common import static_shape, tensor
 from .framework import op_scope
 
 __all__ = ["UNIQUE", "WHERE", "unique", "where_coordinates"]
@@ -55,7 +55,7 @@ def where_coordinates(condition, name=None):
         c = tensor(condition, "input")
         if c._dtype is _dt.string:
             raise TypeError("Where: a string tensor has no truth value; compare it first")
-        if c._static.rank is None:
+        if static_shape(c).rank is None:
             raise ValueError(f"Where: {c.name} has an unknown rank")
         return scope.out(dispatch(WHERE, (c,), {"values": "counted"})[0], "Where")
 
@@ -90,7 +90,7 @@ def unique(x, out_idx=_dt.int32, name=None):
         raise TypeError(f"unique(): out_idx must be int32 or int64, got {out_idx.name}")
     with op_scope(name, "Unique", (x,)) as scope:
         t = tensor(x, "x")
-        if t._static.rank != 1:
+        if static_shape(t).rank != 1:
             raise ValueError(f"unique expects a 1D vector, got {t.shape}")
         y, idx = dispatch(UNIQUE, (t,), {"out_idx": out_idx})
         scope.out(y, "Unique")
