@@ -134,11 +134,13 @@ def test_comparisons_and_logic_are_elementwise_and_broadcast():
         got = {k: getattr(tf, k)(x, col) for k in cases}
         p, q = tf.constant([True, True, False, False]), tf.constant([True, False, True, False])
         logic = [tf.logical_and(p, q), tf.logical_or(p, q), tf.logical_xor(p, q), tf.logical_not(p)]
+        strings = [tf.equal(tf.constant(["a", "b"]), "a"), tf.not_equal(tf.constant(["a", "b"]), tf.constant(["a", "c"]))]
     values = run(got)
     for k, fn in cases.items():
         assert got[k].dtype is tf.bool and got[k].shape.as_list() == [2, 3]
         assert values[k].tolist() == fn([[1, 2, 3]], [[2], [3]]).tolist(), k
     assert got["equal"].op.type == "Equal" and logic[2].op.type == "LogicalXor"
+    assert [v.tolist() for v in run(strings)] == [[True, False], [False, True]]
     assert [v.tolist() for v in run(logic)] == [[True, False, False, False], [True, True, True, False], [False, True, True, False],
                                                 [False, False, True, True]]  # fmt: skip
 

@@ -51,7 +51,7 @@ def _binary(name, default: str, op_type: str, x, y, compute, allowed=None):
 
 
 def add(x, y, name=None):
-    """``x + y`` element-wise with broadcasting (node ``Add``, type ``AddV2``); strings concatenate."""
+    """``x + y`` element-wise with broadcasting (node ``Add``, type ``AddV2``)."""
     return _binary(name, "Add", "AddV2", x, y, F.add)
 
 
