@@ -230,7 +230,11 @@ class EagerLocalInterpreter(Interpreter):
             if not attrs:
                 specs = self._cache.get((op, a._shape, a._dtype)) or self.infer(op, inputs, attrs)
             elif op.attr_key is not None:
-                specs = self._cache.get(((op, a._shape, a._dtype), op.attr_key(attrs))) or self.infer(op, inputs, attrs)
+                try:
+                    specs = self._cache.get(((op, a._shape, a._dtype), op.attr_key(attrs)))
+                except TypeError:  # an unhashable key: a value-dependent rule that must run every time
+                    specs = None
+                specs = specs or self.infer(op, inputs, attrs)
             else:
                 specs = self.infer(op, inputs, attrs)
         else:

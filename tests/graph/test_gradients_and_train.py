@@ -168,3 +168,13 @@ def test_gradients_through_indexing_of_a_fully_known_graph_tensor():
         x = ember.placeholder(ember.float32, shape=(3,))
         (d,) = ember.gradients(x.reshape(-1)[1] * 2 + x[0:2].sum() + x.t()[2], [x])
     assert ember.Session(graph=g).run(d, {x: [1.0, 2.0, 3.0]}).tolist() == [1.0, 3.0, 1.0]
+
+
+def test_gradients_through_indexing_and_diagonal_views_in_a_graph():
+    # the derivative of a view that reads some elements adds the gradient back at the positions
+    # it read: computed when the graph is built, as a constant, not recorded
+    with ember.Graph().as_default():
+        x = ember.placeholder(ember.float64, (3, 2))
+        (gx,) = ember.gradients((x[:2] * x[:2]).sum() + x.diagonal().sum(), [x])
+        value = ember.Session().run(gx, {x: np.arange(6.0).reshape(3, 2)})
+    assert value.tolist() == [[1.0, 2.0], [4.0, 7.0], [0.0, 0.0]]

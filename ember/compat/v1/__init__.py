@@ -7,7 +7,7 @@ ember's ops, recorded as nodes with TensorFlow's op types. ``framework.py`` is t
 graph and tensor classes with TensorFlow's operators, constants, conversion and naming.
 """
 
-# ruff: noqa: F401 - this module is a namespace: every import is a public name of it
+# ruff: noqa: F401, A004 - this module is a namespace: every import is a public name of it (TensorFlow's: abs, range...)
 
 from __future__ import annotations
 
@@ -50,7 +50,50 @@ from ...graph.dimension import Dimension, dimension_value
 from ...graph.errors import OpError
 from ...graph.proto import Event, HistogramProto, LogMessage, RunMetadata, RunOptions, SessionLog, Summary, SummaryMetadata
 from ...graph.py_func import numpy_function, py_func
-from . import experimental, gfile, initializers, io, layers, losses, nn, random, summary, train
+from . import (
+    bitwise,
+    dtypes,
+    experimental,
+    gfile,
+    initializers,
+    io,
+    layers,
+    linalg,
+    losses,
+    math,
+    nn,
+    random,
+    sparse,
+    summary,
+    train,
+)
+from .array_ops import (
+    broadcast_to,
+    concat,
+    expand_dims,
+    fill,
+    identity_n,
+    lin_space,
+    linspace,
+    ones,
+    ones_like,
+    pack,
+    range,
+    rank,
+    reshape,
+    shape,
+    shape_n,
+    size,
+    split,
+    squeeze,
+    stack,
+    tile,
+    transpose,
+    unpack,
+    unstack,
+    zeros,
+    zeros_like,
+)
 from .clip_ops import clip_by_global_norm, clip_by_norm, clip_by_value, global_norm
 from .config import ConfigProto, GPUOptions, GraphOptions, OptimizerOptions
 from .control_flow_ops import (
@@ -59,11 +102,13 @@ from .control_flow_ops import (
     case,
     cond,
     debugging,
-    print_v2 as print,  # noqa: A004 - TensorFlow's name
+    print_v2 as print,
     stop_gradient,
-    tuple_ as tuple,  # noqa: A004 - TensorFlow's name
+    tuple_ as tuple,
     while_loop,
 )
+from .data_dependent import unique
+from .dtypes import DType, as_dtype
 from .framework import (
     EagerTensor,
     Graph,
@@ -80,6 +125,26 @@ from .framework import (
     reset_default_graph,
 )
 from .gradients_impl import UnconnectedGradients, gradients, hessians
+from .indexing_ops import (
+    argsort,
+    boolean_mask,
+    diag,
+    diag_part,
+    gather,
+    gather_nd,
+    meshgrid,
+    one_hot,
+    pad,
+    reverse,
+    reverse_v2,
+    scatter_nd,
+    sequence_mask,
+    slice,
+    sort,
+    strided_slice,
+    where,
+    where_v2,
+)
 from .initializers import (
     constant_initializer,
     glorot_normal_initializer,
@@ -93,8 +158,124 @@ from .initializers import (
     variance_scaling_initializer,
     zeros_initializer,
 )
+from .linalg_ops import (
+    band_part as matrix_band_part,
+    cholesky,
+    det as matrix_determinant,
+    diag as matrix_diag,
+    diag_part as matrix_diag_part,
+    eigh as self_adjoint_eig,
+    eigvalsh as self_adjoint_eigvals,
+    einsum,
+    eye,
+    inv as matrix_inverse,
+    matmul,
+    matrix_transpose,
+    norm,
+    qr,
+    solve as matrix_solve,
+    svd,
+    tensordot,
+    trace,
+)
+from .math_ops import (
+    abs,
+    acos,
+    acosh,
+    add,
+    add_n,
+    asin,
+    asinh,
+    atan,
+    atan2,
+    atanh,
+    cast,
+    ceil,
+    cos,
+    cosh,
+    digamma,
+    divide,
+    equal,
+    erf,
+    erfc,
+    exp,
+    expm1,
+    floor,
+    floordiv,
+    floormod,
+    greater,
+    greater_equal,
+    is_finite,
+    is_inf,
+    is_nan,
+    less,
+    less_equal,
+    lgamma,
+    log,
+    log1p,
+    log_sigmoid,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    maximum,
+    minimum,
+    mod,
+    multiply,
+    negative,
+    not_equal,
+    pow,
+    realdiv,
+    reciprocal,
+    rint,
+    round,
+    rsqrt,
+    saturate_cast,
+    sigmoid,
+    sign,
+    sin,
+    sinh,
+    sqrt,
+    square,
+    squared_difference,
+    subtract,
+    tan,
+    tanh,
+    to_bfloat16,
+    to_double,
+    to_float,
+    to_int32,
+    to_int64,
+    truediv,
+    truncatediv,
+    truncatemod,
+)
 from .platform import app, flags, logging
 from .random_ops import get_seed, multinomial, random_normal, random_shuffle, random_uniform, set_random_seed, truncated_normal
+from .reduce_ops import (
+    argmax,
+    argmin,
+    count_nonzero,
+    cumprod,
+    cumsum,
+    reduce_all,
+    reduce_any,
+    reduce_logsumexp,
+    reduce_max,
+    reduce_mean,
+    reduce_min,
+    reduce_prod,
+    reduce_sum,
+)
+from .sparse_ops import (
+    SparseTensor,
+    SparseTensorValue,
+    sparse_add,
+    sparse_placeholder,
+    sparse_reduce_sum,
+    sparse_tensor_dense_matmul,
+    sparse_tensor_to_dense,
+)
 from .variable_scope import AUTO_REUSE, VariableScope, get_local_variable, get_variable, get_variable_scope, variable_scope
 from .variables import (
     GraphKeys,

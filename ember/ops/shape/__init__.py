@@ -20,12 +20,12 @@ ember.Size([2, 6])
 """
 
 from . import reshape, transpose, slicing, join, flip, repeat, pad, diagonals, broadcasting  # noqa: F401 - isort: skip - declares in this order
-from . import view_op
+from . import shape_of, view_op
 from ._common import positions, scatter_back
 from .reshape import TENSOR_METHODS
 from .view_op import VIEW_OPS, run_view
 
 __all__ = [
-    "TENSOR_METHODS", "VIEW_OPS", "diagonals", "flip", "join", "pad", "positions", "repeat", "reshape", "run_view", "scatter_back", "slicing", "transpose",
+    "TENSOR_METHODS", "VIEW_OPS", "diagonals", "flip", "join", "pad", "positions", "repeat", "reshape", "run_view", "scatter_back", "shape_of", "slicing", "transpose",
     "view_op",
 ]  # fmt: skip

@@ -5,6 +5,6 @@ Each writes into ``outs[0]``, which the interpreter allocated with the inferred 
 (or which is the input itself for the in-place variants: ``tril_``...). Inputs may be strided.
 """
 
-from . import diagonals, flip, join, pad, repeat, reshape
+from . import diagonals, flip, join, pad, repeat, reshape, shape_of
 
-__all__ = ["diagonals", "flip", "join", "pad", "repeat", "reshape"]
+__all__ = ["diagonals", "flip", "join", "pad", "repeat", "reshape", "shape_of"]
