@@ -1,9 +1,23 @@
 """Reading and writing tensors: TensorFlow's TensorProto, and checkpoints (``save``/``load``).
 
-``to_proto`` fills a ``TensorProto`` the two ways TensorFlow's ``Tensor`` does:
-``encoding="content"`` is ``AsProtoTensorContent`` (the values as compact bytes in
-``tensor_content``), ``encoding="fields"`` is ``AsProtoField`` (the dtype's typed repeated
-field). ``from_proto`` reads either back; the bytes are TensorFlow's, field for field.
+``to_proto`` fills a ``TensorProto`` the two ways TensorFlow's ``Tensor`` does, a new one or
+the caller's (``proto=``, cleared first); ``from_proto`` reads either back. The bytes are
+TensorFlow's, field for field. TensorFlow's C++ names and ember's:
+
+=================================================  ==================================================
+TensorFlow (``tensorflow/core/framework``)         ember
+=================================================  ==================================================
+``tensor.AsProtoTensorContent(&proto)``            ``to_proto(t, proto=proto)`` (``encoding="content"``)
+``tensor.AsProtoField(&proto)``                    ``to_proto(t, "fields", proto=proto)``
+``tensor.FromProto(proto)`` (false on bad input)   ``t = from_proto(proto)`` (ValueError naming the field)
+``TensorShape(proto)``, ``shape.AsProto(&proto)``  ``TensorShape(proto)``, ``shape.as_proto()`` (``ember.graph``)
+``tf.io.serialize_tensor`` / ``parse_tensor``      ``serialize_tensor`` / ``parse_tensor``
+``tf.make_ndarray(proto)``                         ``from_proto(proto).numpy()``
+=================================================  ==================================================
+
+Every field of TensorFlow's messages is declared, ``resource_handle_val`` (``ResourceHandleProto``)
+and ``variant_val`` (``VariantTensorDataProto``) included; a DT_RESOURCE or DT_VARIANT proto is
+read as a message, and ``from_proto`` refuses it clearly: ember has no tensors of those dtypes.
 
 >>> import ember
 >>> t = ember.tensor([[1.0, 2.0], [3.0, 4.0]])
@@ -32,8 +46,10 @@ from .interop.checkpoint import load, save
 from .interop.proto import (
     MAX_EXPANDED_BYTES,
     DataType,
+    ResourceHandleProto,
     TensorProto,
     TensorShapeProto,
+    VariantTensorDataProto,
     from_proto,
     parse_tensor,
     serialize_tensor,
@@ -43,8 +59,10 @@ from .interop.proto import (
 __all__ = [
     "MAX_EXPANDED_BYTES",
     "DataType",
+    "ResourceHandleProto",
     "TensorProto",
     "TensorShapeProto",
+    "VariantTensorDataProto",
     "from_proto",
     "load",
     "parse_tensor",

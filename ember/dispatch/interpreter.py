@@ -32,7 +32,7 @@ from .layout import output_strides
 from .opexpr import OpExpr
 
 __all__ = [
-    "EagerLocalInterpreter", "Interpreter", "OutputSpec", "current_interpreter", "default_interpreter", "dispatch", "interpreter_scope",
+    "EagerLocalInterpreter", "Interpreter", "OutputSpec", "current_interpreter", "default_interpreter", "dispatch", "eager_default_interpreter", "interpreter_scope",
     "new_output", "running_eagerly", "set_default_interpreter",
 ]  # fmt: skip
 
@@ -384,6 +384,9 @@ _dt.DEFAULT_DTYPE_LISTENERS.append(EAGER._cache.clear)
 
 
 _DEFAULT: list[Interpreter] = [EAGER]  # what a thread dispatches to outside any scope
+# The default that runs ops: the same as _DEFAULT, except while a recorder is the default
+# (TensorFlow 1's implicit graph), when it is what ops that must run now still go to.
+_EAGER_DEFAULT: list[Interpreter] = [EAGER]
 
 
 class _Mode(threading.local):
@@ -394,11 +397,15 @@ class _Mode(threading.local):
 _mode = _Mode()
 
 
-def set_default_interpreter(interpreter: Interpreter) -> Interpreter:
+def set_default_interpreter(interpreter: Interpreter, *, records: bool = False) -> Interpreter:
     """Make ``interpreter`` what every thread dispatches to outside a scope (the autograd
-    wrapper around the eager interpreter installs itself so); returns the previous default."""
+    wrapper around the eager interpreter installs itself so); returns the previous default.
+    ``records``: it records ops rather than running them (TensorFlow 1's implicit default graph);
+    the eager default stays what ``eager_default_interpreter`` returns."""
     previous = _DEFAULT[0]
     _DEFAULT[0] = interpreter
+    if not records:
+        _EAGER_DEFAULT[0] = interpreter
     if _mode.interpreter is previous:
         _mode.interpreter = interpreter
     return previous
@@ -418,10 +425,15 @@ def default_interpreter() -> Interpreter:
     return _DEFAULT[0]
 
 
+def eager_default_interpreter() -> Interpreter:
+    """The default that runs ops (autograd around eager), even while a graph records by default."""
+    return _EAGER_DEFAULT[0]
+
+
 def running_eagerly() -> bool:
-    """Whether this thread dispatches to the default interpreter: no graph is being built or
-    traced (a ``no_grad`` block is still eager)."""
-    return _mode.interpreter is _DEFAULT[0]
+    """Whether this thread dispatches to the eager default interpreter: no graph is being built
+    or traced (a ``no_grad`` block is still eager)."""
+    return _mode.interpreter is _EAGER_DEFAULT[0]
 
 
 @contextlib.contextmanager

@@ -13,8 +13,8 @@ registered beside the op in its family module:
 - ``derivative``: ``fn(ctx, *grad_outputs)``, registered with ``grad_rule`` beside the op.
 
 What graph mode needs to know of a primitive is said on the primitive too, with ``tag(...)``
-beside its registration, so graph/ keeps no tables of op names: ``tf_name`` (TensorFlow 1's
-node type, ``MatMul``), ``row_wise`` (``"rows"``: input 0 can be computed block of rows by
+beside its registration, so graph/ keeps no tables of op names (TensorFlow's op type of a
+primitive is a key of the schema entry that dispatches it, ``tf``): ``row_wise`` (``"rows"``: input 0 can be computed block of rows by
 block, the others whole; ``"features"``: likewise unless it reduces dim 0), ``right_identity``
 (the scalar ``s`` with ``op(x, s) == x``) and ``shape_role`` (``"permute"``, ``"reshape"`` or
 ``"identity_if_same_shape"``: how the algebraic pass folds it). Global tensors read ``sbp``, the
@@ -38,7 +38,7 @@ class OpExpr:
 
     __slots__ = (
         "attr_key", "aux_outputs", "derivative", "differentiable", "elementwise", "infer", "inputs", "kernels", "name", "outputs",
-        "right_identity", "row_wise", "sbp_rule", "shape_role", "strided", "tf_name", "view",
+        "right_identity", "row_wise", "sbp_rule", "shape_role", "strided", "view",
     )  # fmt: skip
 
     def __init__(self, name: str, inputs: tuple[str, ...], outputs: tuple[str, ...] = ("out",), *, strided: bool = True) -> None:
@@ -63,7 +63,6 @@ class OpExpr:
         # An element-wise primitive: its fresh output takes its inputs' memory layout
         # (TensorIterator's rule, dispatch/layout.py), not always the contiguous one.
         self.elementwise = False
-        self.tf_name: str | None = None
         self.row_wise: str | None = None
         self.right_identity: float | None = None
         self.shape_role: str | None = None
@@ -72,7 +71,7 @@ class OpExpr:
         self.sbp_rule: Callable | None = None
         OP_REGISTRY[name] = self
 
-    def tag(self, *, tf_name: str | None = None, row_wise: str | None = None, right_identity=None, shape_role: str | None = None,
+    def tag(self, *, row_wise: str | None = None, right_identity=None, shape_role: str | None = None,
             sbp: Callable | None = None, elementwise: bool | None = None) -> OpExpr:
         """Say what graph mode and global tensors need to know of this primitive (see the module's
         docstring; ``sbp`` is the SBP rule, ``ember/ops/sbp_rules.py``); returns it."""
@@ -80,7 +79,6 @@ class OpExpr:
             raise ValueError(f"OpExpr {self.name!r}: row_wise must be 'rows' or 'features', got {row_wise!r}")
         if shape_role not in (None, "permute", "reshape", "identity_if_same_shape"):
             raise ValueError(f"OpExpr {self.name!r}: unknown shape_role {shape_role!r}")
-        self.tf_name = tf_name or self.tf_name
         self.row_wise = row_wise or self.row_wise
         self.right_identity = self.right_identity if right_identity is None else right_identity
         self.shape_role = shape_role or self.shape_role

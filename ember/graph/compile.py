@@ -78,7 +78,7 @@ class _Tracer(LazyInterpreter):
         """Host code reading a tensor the function writes would bake one call's value into
         the graph: refuse it."""
         hit = self.current.get(id(t))
-        if hit is not None and hit[0] is t and hit[1]._op.type != "Placeholder":
+        if hit is not None and hit[0] is t and hit[1]._op.kind != "Placeholder":
             raise RuntimeError(
                 f"ember.compile: the function reads the value of a tensor it also modifies (e.g. with .item() or .tolist()); "
                 f"a trace would keep the value of one call. Keep the computation in tensor ops (shape {tuple(t._shape)}, dtype {t._dtype.name})"
@@ -212,7 +212,7 @@ class CompiledFunction:
         self.traces += 1
         out_tensors: list = []
         build = _structure(out, out_tensors, tracer)
-        writes = [(t, sym) for t, sym in tracer.current.values() if sym._op.type != "Placeholder"]
+        writes = [(t, sym) for t, sym in tracer.current.values() if sym._op.kind != "Placeholder"]
         grads = []
         for t, _ in tracer.captures:
             if isinstance(t.grad, GraphTensor):

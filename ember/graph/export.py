@@ -4,7 +4,9 @@
 ``GraphDef`` parser) read it: inputs are ``"node"``, ``"node:1"`` and ``"^node"`` for control
 inputs; types are ``DataType`` attributes (``dtype`` on sources, ``T`` on the rest); a
 ``Const`` carries its ``value`` as a ``TensorProto``; a ``Placeholder`` its ``shape`` with ``-1``
-for unknown sizes. The primitive's own attributes follow, mapped by Python type.
+for unknown sizes. The primitive's own attributes follow, mapped by Python type. The function
+graphs control flow nodes hold (``If`` branches, ``While`` bodies) are ``func`` attributes naming
+``FunctionDef``s of the graph's ``library``.
 """
 
 from __future__ import annotations
@@ -18,10 +20,10 @@ from .._core import dtype as _dt
 from .._core.dtype import DType
 from .._core.tensor import Tensor
 from ..interop.proto.convert import to_proto
-from .proto import AttrValue, GraphDef, NodeDef, TensorShapeProto
+from .proto import AttrValue, FunctionDef, GraphDef, NodeDef, TensorShapeProto
 from .symbolic import SymFloat, SymInt, TensorShape
 
-__all__ = ["GRAPH_DEF_VERSION", "as_graph_def", "attr_value", "node_def", "node_input_name", "to_dot", "write_graph"]
+__all__ = ["GRAPH_DEF_VERSION", "as_graph_def", "attr_value", "function_def", "node_def", "node_input_name", "to_dot", "write_graph"]
 
 # ember's producer version. Readers check only that producer >= their min and that
 # min_consumer <= their own version; TensorBoard checks neither.
@@ -41,12 +43,7 @@ def node_input_name(tensor) -> str:
 def _shape_proto(shape, proto: TensorShapeProto | None = None) -> TensorShapeProto:
     """A TensorShapeProto of a TensorShape or sequence: ``-1`` for an unknown size, ``unknown_rank``."""
     proto = TensorShapeProto() if proto is None else proto
-    shape = shape if isinstance(shape, TensorShape) else TensorShape(shape)
-    if shape.rank is None:
-        proto.unknown_rank = True
-    else:
-        for d in shape.dims:
-            proto.dim.add(size=-1 if d is None else d)
+    proto.MergeFrom((shape if isinstance(shape, TensorShape) else TensorShape(shape)).as_proto())
     return proto
 
 
@@ -126,6 +123,8 @@ def attr_value(value) -> AttrValue | None:
         _shape_proto(value, attr.shape)
     elif _is_tensor(value):
         attr.tensor.CopyFrom(_tensor_proto(value))
+    elif getattr(value, "is_function_graph", False):  # a cond branch, a loop body: in the library
+        attr.func.name = value.name
     else:
         attr.s = str(value).encode()
     return attr
@@ -175,11 +174,56 @@ def as_graph_def(graph, from_version: int | None = None, add_shapes: bool = Fals
     graph_def = GraphDef()
     graph_def.versions.producer = GRAPH_DEF_VERSION
     graph_def.versions.min_consumer = GRAPH_DEF_VERSION_MIN_CONSUMER
+    ops = []
     for position, op in enumerate(graph.get_operations()):
         if from_version is not None and position < from_version:
             continue
         graph_def.node.append(node_def(op, add_shapes))
+        ops.append(op)
+    for function in _functions(ops):
+        graph_def.library.function.append(function_def(function, add_shapes))
     return graph_def
+
+
+def _functions(ops: list) -> list:
+    """The function graphs the attributes of ``ops`` hold, nested ones included, each once."""
+    found: list = []
+    seen: set = set()
+    stack = [v for op in ops for v in op.attrs.values() if getattr(v, "is_function_graph", False)]
+    while stack:
+        fg = stack.pop(0)
+        if id(fg) in seen:
+            continue
+        seen.add(id(fg))
+        found.append(fg)
+        stack.extend(v for op in fg.get_operations() for v in op.attrs.values() if getattr(v, "is_function_graph", False))
+    return found
+
+
+def function_def(fg, add_shapes: bool = False):
+    """A function graph as TensorFlow's ``FunctionDef``: its input placeholders are the arguments,
+    its nodes' inputs ``"arg"`` or ``"node:output:i"``, ``ret`` maps ``output_k`` to a tensor."""
+    function = FunctionDef()
+    function.signature.name = fg.name
+    args = {id(t): t.op.name for t in fg.inputs}
+    for t in fg.inputs:
+        function.signature.input_arg.add(name=t.op.name, type=t.dtype.tf_enum)
+
+    def ref(t) -> str:
+        return args.get(id(t)) or f"{t.op.name}:output:{t.value_index}"
+
+    for op in fg.get_operations():
+        if op.type == "Placeholder" and op.outputs and id(op.outputs[0]) in args:
+            continue
+        node = node_def(op, add_shapes)
+        del node.input[:]
+        node.input.extend(ref(t) for t in op.inputs)
+        node.input.extend(f"^{c.name}" for c in op.control_inputs)
+        function.node_def.append(node)
+    for k, t in enumerate(fg.outputs):
+        function.signature.output_arg.add(name=f"output_{k}", type=t.dtype.tf_enum)
+        function.ret[f"output_{k}"] = ref(t)
+    return function
 
 
 def _as_graph_def_message(graph_or_graph_def, add_shapes: bool = False):

@@ -12,10 +12,28 @@ from .graph import Graph
 from .run.plan import data_inputs
 from .tensor import GraphTensor
 
-__all__ = ["gradients"]
+__all__ = ["GRADIENTS", "gradients", "register_gradient"]
 
 # Graph-only operations gradients pass through (the value is the input's) or stop at.
 _PASS_THROUGH = {"Identity", "PlaceholderWithDefault"}
+
+# Gradients of graph-only op types defined above this floor (If, While, StopGradient, Print):
+# type -> fn(op, output_grads, needs) -> one gradient (or None) per input; an output's gradient
+# is None where no y depends on it, ``needs[k]`` says whether input k wants one.
+GRADIENTS: dict = {}
+
+
+def register_gradient(op_type: str):
+    """Decorator (TensorFlow's ``RegisterGradient``): the gradient function of graph-only nodes of
+    ``op_type``."""
+
+    def register(fn):
+        if op_type in GRADIENTS:
+            raise KeyError(f"Registering two gradient with name '{op_type}'! (Previous registration was in {GRADIENTS[op_type].__module__})")
+        GRADIENTS[op_type] = fn
+        return fn
+
+    return register
 
 
 class _Edges:
@@ -111,10 +129,19 @@ def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None
                 continue
             if any(id(t) in stops for t in op.outputs):
                 continue
-            if op.type in _PASS_THROUGH:
+            if op.kind in _PASS_THROUGH:
                 add(op.inputs[0], outs[0])
                 continue
             if op.op_expr is None:
+                rule = GRADIENTS.get(op.type)
+                if rule is not None:
+                    needs = tuple(_differentiable(t) and (t._op in between or id(t) in x_ids) for t in op.inputs)
+                    if any(needs):
+                        with graph.name_scope(f"{op.name.rsplit('/', 1)[-1]}_grad"):
+                            result = rule(op, outs, needs)
+                        for t, g, need in zip(op.inputs, result, needs, strict=False):
+                            if need and g is not None:
+                                add(t, g)
                 continue  # Const, Placeholder, VariableV2, assignments: where gradients end
             expr = op.op_expr
             if not expr.differentiable:

@@ -1,8 +1,10 @@
 """Graph and Operation: TensorFlow 1's dataflow graph, built by the op system's lazy interpreter.
 
-A ``Graph`` holds operations in creation order. Each ``Operation`` is one node: a type (an
+A ``Graph`` holds operations in creation order. Each ``Operation`` is one node: a kind (an
 ember primitive's name, or a graph-only type such as ``Const`` or ``Placeholder``), input
-tensors, attributes, control inputs and output tensors. Names are unique within a graph, made
+tensors, attributes, control inputs and output tensors. Its ``type`` is TensorFlow's op type
+(``AddV2``, ``MatMul``), which the schema entry dispatching the primitive declares (its ``tf``
+key); executors and passes work on the kind. Names are unique within a graph, made
 TensorFlow's way: a name scope prefixes them ("layer/MatMul") and a taken name gets the next
 free suffix ("Const", "Const_1"); names and scopes share one table, compared in lowercase.
 
@@ -25,8 +27,9 @@ import re
 import threading
 from collections.abc import Iterator
 
-from ..dispatch.interpreter import interpreter_scope
-from ..dispatch.opexpr import OP_REGISTRY
+from .._core.tensor import Tensor
+from ..dispatch.interpreter import eager_default_interpreter, interpreter_scope, set_default_interpreter
+from ..ops.schema import tf_op_table
 from .export import as_graph_def, node_def
 from .lazy import LazyInterpreter
 from .tensor import GraphTensor
@@ -34,15 +37,18 @@ from .tensor import GraphTensor
 __all__ = [
     "Graph",
     "Operation",
+    "building_graph",
     "control_dependencies",
     "get_default_graph",
     "get_default_session",
+    "implicit_default_graph",
     "in_graph_scope",
     "name_scope",
     "pop_default_session",
     "push_default_session",
     "reset_default_graph",
     "session_for",
+    "set_implicit_default_graph",
 ]
 
 _VALID_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
@@ -52,12 +58,13 @@ _VALID_SCOPE = re.compile(r"^[A-Za-z0-9_.\\/>-]*$")
 class Operation:
     """A node of a graph: what it computes, from what, and the tensors it produces."""
 
-    __slots__ = ("__weakref__", "_consumers", "_id", "attrs", "control_inputs", "device", "graph", "inputs", "name", "op_expr", "outputs", "type")
+    __slots__ = ("__weakref__", "_consumers", "_id", "_tf_type", "attrs", "control_inputs", "device", "graph", "inputs", "kind", "name", "op_expr", "outputs")
 
-    def __init__(self, graph: Graph, name: str, op_type: str, inputs: tuple, attrs: dict, op_expr, control_inputs: tuple, device: str) -> None:
+    def __init__(self, graph: Graph, name: str, kind: str, inputs: tuple, attrs: dict, op_expr, control_inputs: tuple, device: str) -> None:
         self.graph = graph
         self.name = name
-        self.type = op_type
+        self.kind = kind  # what executes it: a primitive's name or a graph-only type
+        self._tf_type = None  # set where the node's TensorFlow type depends on more than its kind
         self.inputs = inputs
         self.attrs = attrs
         self.op_expr = op_expr  # the primitive for op-system nodes; None for graph-only types
@@ -66,6 +73,17 @@ class Operation:
         self.outputs: tuple = ()
         self._consumers: list = []  # operations that read an output of this one
         self._id = len(graph._ops)
+
+    @property
+    def type(self) -> str:
+        """TensorFlow's op type of this node (``MatMul``); the primitive's name where TensorFlow
+        has no op of that meaning."""
+        if self._tf_type is not None:
+            return self._tf_type
+        if self.op_expr is None:
+            return self.kind
+        found = _tf_table().get(self.kind)
+        return found[0] if found is not None else self.kind
 
     @property
     def node_def(self):
@@ -95,6 +113,10 @@ class Operation:
 class Graph:
     """A dataflow graph: operations, their unique names, scopes and control dependencies."""
 
+    # The class of the tensors its operations output (a subclass may give them other operators,
+    # as ember.compat.v1's graphs give them TensorFlow's).
+    tensor_class: type = GraphTensor
+
     def __init__(self) -> None:
         self._ops: list[Operation] = []
         self._by_name: dict[str, Operation] = {}
@@ -105,6 +127,7 @@ class Graph:
         self._local = threading.local()  # this thread's name scope, control deps, device
         self.version = 0
         self.seed = None
+        self._function_names: set = set()  # of the function graphs nested in it (cond branches, loop bodies)
 
     # -- per-thread building state --------------------------------------------------
 
@@ -210,7 +233,7 @@ class Graph:
 
     def create_op(
         self,
-        op_type: str,
+        kind: str,
         inputs: tuple,
         attrs: dict,
         outputs: list,
@@ -226,15 +249,16 @@ class Graph:
             name = name[:-1]
             self._names_in_use[name.lower()] = max(1, self._names_in_use.get(name.lower(), 0))
         else:
-            name = self.unique_name(name or _default_name(op_type))
+            name = self.unique_name(name or _default_name(kind))
         state = self._state()
         control = []
         for group in state.control:
             for c in group:
                 if c not in control and not any(c is t.op for t in inputs):
                     control.append(c)
-        op = Operation(self, name, op_type, tuple(inputs), attrs, op_expr, tuple(control), state.device)
-        op.outputs = tuple(GraphTensor._make(op, i, shape, static, dtype) for i, (shape, static, dtype) in enumerate(outputs))
+        op = Operation(self, name, kind, tuple(inputs), attrs, op_expr, tuple(control), state.device)
+        make = self.tensor_class._make
+        op.outputs = tuple(make(op, i, shape, static, dtype) for i, (shape, static, dtype) in enumerate(outputs))
         for t in op.inputs:
             if op not in t.op._consumers:
                 t.op._consumers.append(op)
@@ -242,6 +266,16 @@ class Graph:
         self._by_name[name] = op
         self.version += 1
         return op
+
+    def _rename(self, op: Operation, name: str) -> None:
+        """Give ``op`` the name ``name``, which must be free or already reserved by a name scope
+        (TensorFlow's wrappers name a node after the scope they opened for it: "add", "add/y")."""
+        if name in self._by_name:
+            raise ValueError(f"Duplicate node name in graph: '{name}'")
+        del self._by_name[op.name]
+        op.name = name
+        self._by_name[name] = op
+        self._names_in_use[name.lower()] = max(1, self._names_in_use.get(name.lower(), 0))
 
     # -- lookups -------------------------------------------------------------------------
 
@@ -291,6 +325,12 @@ class Graph:
             if obj.graph is not self:
                 raise ValueError(f"Operation {obj.name!r} is not an element of this graph.")
             return obj
+        if isinstance(obj, Tensor) and not isinstance(obj, GraphTensor):
+            raise TypeError(
+                "Can not convert an eager Tensor into a Tensor or Operation: it was computed when it was made and has its value "
+                "already (use .numpy()). To build a graph that a Session runs, make the ops inside `with graph.as_default():`, "
+                "or call ember.compat.v1.disable_eager_execution() first (TensorFlow 1's implicit default graph)."
+            )
         raise TypeError(f"Can not convert a {type(obj).__name__} into a Tensor or Operation.")
 
     # -- collections -----------------------------------------------------------------------
@@ -298,8 +338,30 @@ class Graph:
     def add_to_collection(self, name: str, value) -> None:
         self._collections.setdefault(name, []).append(value)
 
-    def get_collection(self, name: str) -> list:
-        return list(self._collections.get(name, ()))
+    def add_to_collections(self, names, value) -> None:
+        """``value`` added to each collection of ``names`` (one name, or an iterable, each once)."""
+        names = (names,) if isinstance(names, str) else set(names)
+        for name in names:
+            self.add_to_collection(name, value)
+
+    def get_collection(self, name: str, scope: str | None = None) -> list:
+        """A copy of the collection; with ``scope``, only the items whose ``name`` starts with a
+        match of that regular expression (items without a name are left out)."""
+        items = self._collections.get(name, ())
+        if scope is None:
+            return list(items)
+        pattern = re.compile(scope)
+        return [item for item in items if isinstance(getattr(item, "name", None), str) and pattern.match(item.name)]
+
+    def get_collection_ref(self, name: str) -> list:
+        """The collection's list itself (created empty if absent): changes to it change the graph's."""
+        return self._collections.setdefault(name, [])
+
+    def get_all_collection_keys(self) -> list:
+        return [name for name, items in self._collections.items() if items is not None]
+
+    def clear_collection(self, name: str) -> None:
+        self._collections.pop(name, None)
 
     # -- state ------------------------------------------------------------------------------
 
@@ -317,10 +379,14 @@ class Graph:
         stack = _stack()
         stack.append(self)
         try:
-            with interpreter_scope(LazyInterpreter(self)):
+            with interpreter_scope(self._make_interpreter()):
                 yield self
         finally:
             stack.pop()
+
+    def _make_interpreter(self) -> LazyInterpreter:
+        """The interpreter that records into this graph (a function's sub-graph captures outer tensors)."""
+        return LazyInterpreter(self)
 
     def as_graph_def(self, from_version: int | None = None, add_shapes: bool = False):
         """This graph as a TensorFlow ``GraphDef`` protobuf (see ``export.py``)."""
@@ -330,12 +396,21 @@ class Graph:
         return f"<ember.Graph with {len(self._ops)} operations>"
 
 
-def _default_name(op_type: str) -> str:
-    """TensorFlow's default node name: the primitive's ``tf_name`` (tagged beside the op: MatMul,
-    Relu, ...), else its ember name; ``add_scalar`` is named as ``add``."""
-    base = op_type.removesuffix("_scalar").removesuffix("_tensor")
-    op = OP_REGISTRY.get(base)
-    return op.tf_name if op is not None and op.tf_name else base
+_TF_TABLE: list[dict] = []
+
+
+def _tf_table() -> dict:
+    """primitive -> (TensorFlow type, default node name), built from the schema on first use."""
+    if not _TF_TABLE:
+        _TF_TABLE.append(tf_op_table())
+    return _TF_TABLE[0]
+
+
+def _default_name(kind: str) -> str:
+    """TensorFlow's default node name: the one the schema entry's ``tf`` key gives the primitive
+    (``MatMul``, ``add`` for ``AddV2``), else its ember name; ``add_scalar`` is named as ``add``."""
+    found = _tf_table().get(kind)
+    return found[1] if found is not None else kind.removesuffix("_scalar").removesuffix("_tensor")
 
 
 def _as_operation(obj, where: str) -> Operation:
@@ -358,6 +433,7 @@ class _Stack(threading.local):
 
 _STACK = _Stack()
 _GLOBAL = [Graph()]
+_IMPLICIT: list = [None]  # the recorder of TensorFlow 1's implicit default graph, while it is on
 
 
 def _stack() -> list[Graph]:
@@ -370,15 +446,69 @@ def get_default_graph() -> Graph:
     return stack[-1] if stack else _GLOBAL[0]
 
 
+def building_graph(graph: Graph) -> Graph:
+    """The graph new ops on ``graph``'s tensors go into: the default graph when it is a function
+    body nested in ``graph`` (a cond branch or a loop body captures them), else ``graph``."""
+    default = get_default_graph()
+    g = default
+    while g is not None:
+        if g is graph:
+            return default
+        g = getattr(g, "outer_graph", None)
+    return graph
+
+
 def in_graph_scope() -> bool:
-    return bool(_STACK.graphs)
+    """Whether ops made now become nodes of a graph: inside ``as_default()``, or anywhere while
+    the implicit default graph is on."""
+    return bool(_STACK.graphs) or _IMPLICIT[0] is not None
 
 
 def reset_default_graph() -> None:
     """Replace the process's default graph with a fresh one (not inside an ``as_default`` block)."""
     if _STACK.graphs:
         raise AssertionError("Do not use reset_default_graph() to clear nested graphs. Exit the as_default() blocks first.")
-    _GLOBAL[0] = Graph()
+    _GLOBAL[0] = type(_GLOBAL[0])()
+
+
+class _DefaultGraphRecorder(LazyInterpreter):
+    """Records every op made outside a graph scope into the process's default graph, whichever
+    graph that is now (``reset_default_graph`` replaces it)."""
+
+    name = "lazy-default-graph"
+
+    def __init__(self) -> None:  # no graph of its own: it follows the default one
+        pass
+
+    @property
+    def graph(self) -> Graph:
+        return get_default_graph()
+
+
+def set_implicit_default_graph(enabled: bool, graph_class: type | None = None) -> None:
+    """Turn TensorFlow 1's implicit default graph on or off, for every thread.
+
+    On, an op made outside any ``as_default()`` block is recorded into the default graph, as
+    after TensorFlow's ``disable_eager_execution()``; ``graph_class`` (a ``Graph`` subclass) is
+    the class of the default graph from now on (an empty default graph is replaced by one).
+    Off, ops run eagerly again; the graphs built stay as they are.
+    """
+    if graph_class is not None:
+        if not (isinstance(graph_class, type) and issubclass(graph_class, Graph)):
+            raise TypeError(f"set_implicit_default_graph(): graph_class must be a Graph subclass, got {graph_class!r}")
+        if type(_GLOBAL[0]) is not graph_class and not _GLOBAL[0]._ops:
+            _GLOBAL[0] = graph_class()
+    if enabled and _IMPLICIT[0] is None:
+        _IMPLICIT[0] = _DefaultGraphRecorder()
+        set_default_interpreter(_IMPLICIT[0], records=True)
+    elif not enabled and _IMPLICIT[0] is not None:
+        _IMPLICIT[0] = None
+        set_default_interpreter(eager_default_interpreter())
+
+
+def implicit_default_graph() -> bool:
+    """Whether TensorFlow 1's implicit default graph is on (``set_implicit_default_graph``)."""
+    return _IMPLICIT[0] is not None
 
 
 def name_scope(name: str | None):

@@ -18,7 +18,7 @@ values of the IR (``tensor.py``).
 from __future__ import annotations
 
 from .._core.tensor import Tensor
-from ..dispatch.interpreter import EAGER, Interpreter, current_interpreter, default_interpreter, interpreter_scope
+from ..dispatch.interpreter import EAGER, Interpreter, current_interpreter, eager_default_interpreter, interpreter_scope
 from ..dispatch.opexpr import OpExpr, get_op
 from ..ops import functional as F
 from .elementwise import is_elementwise
@@ -52,7 +52,7 @@ class LazyInterpreter(Interpreter):
             # an in-place write of eager values into an eager tensor, or a view of an eager tensor
             # (a module creating and initialising its parameters inside a graph scope): nothing of
             # the graph is involved, so it runs now (a view captured later is the same constant)
-            return default_interpreter().apply(op, inputs, attrs, outputs)
+            return eager_default_interpreter().apply(op, inputs, attrs, outputs)
         inputs = tuple([self.capture(t) for t in inputs])
         if outputs is not None:
             for out in outputs:
@@ -202,7 +202,7 @@ def _split_binding(t: GraphTensor) -> GraphTensor:
     """A new object for the value ``t`` names now, put in ``t``'s place in the graph, so that
     ``t`` itself can be rebound to a later value."""
     op = t._op
-    old = GraphTensor._make(op, t._index, t._shape, t._static, t._dtype)
+    old = op.graph.tensor_class._make(op, t._index, t._shape, t._static, t._dtype)
     op.outputs = tuple(old if o is t else o for o in op.outputs)
     for user in op._consumers:
         if any(i is t for i in user.inputs):
@@ -218,7 +218,7 @@ def _check_rebindable(op: OpExpr, out, graph) -> None:
         )
     if out._op.graph is not graph:
         raise ValueError(f"{op.name}: Tensor {out!r} is from another graph")
-    if out._op.type in _IMMUTABLE:
+    if out._op.kind in _IMMUTABLE:
         raise RuntimeError(
             f"{op.name}: cannot modify {out.name} in place: it is the output of a {out._op.type} node; "
             f"use Variable.assign / assign_add / assign_sub to change a variable"

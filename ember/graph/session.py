@@ -14,18 +14,21 @@ defines the type registers how it expands, so this module needs no knowledge of 
 from __future__ import annotations
 
 import contextlib
+import functools
 
 import numpy as np
 
 from .._core import dtype as _dt
-from .._core.tensor import Tensor
+from .._core.tensor import Tensor, tensor
 from ..dispatch.interpreter import EAGER, interpreter_scope
 from ..interop.numpy import from_numpy
+from .errors import InvalidArgumentError, OpError
 from .graph import Graph, Operation, get_default_graph, in_graph_scope, pop_default_session, push_default_session
 from .lazy import is_tracing
 from .passes import optimize as run_passes
 from .run.plan import Plan
 from .run.specialize import specialize
+from .run_metadata import finish as finish_run_metadata, prepare as prepare_run_options
 from .tensor import GraphTensor
 
 __all__ = ["InteractiveSession", "Session", "compile_plan", "register_session_run_conversion_functions"]
@@ -170,9 +173,15 @@ class Session:
         ...     c = b + 1.0
         >>> ember.Session(graph=g).run({"a": a, "pair": (b, c)}, feed_dict={a: 3.0})
         {'a': np.float32(3.0), 'pair': (np.float32(6.0), np.float32(7.0))}
+
+        ``options`` (a ``RunOptions``) may ask for a trace of the nodes and a deadline, which
+        ``run_metadata`` (a ``RunMetadata``) then reports (``run_metadata.py``).
         """
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
+        tracer = None
+        if options is not None or run_metadata is not None:
+            options, tracer = prepare_run_options(options, run_metadata)
         graph = self._graph
         if graph is None:
             graph = self._graph = _first_graph(fetches) or get_default_graph()
@@ -191,20 +200,31 @@ class Session:
                 self._plans[(key, tuple(map(_feed_key, feed_keys)), graph.version)] = cached
         fetch, feeds, plan = cached
         values = [_feed_value(t, feed_dict[k]) for t, k in zip(feeds, feed_keys, strict=True)] if feeds else []
-        if plan.check_feeds is not None:
-            plan.check_feeds()
-        runner = specialize(plan, values) if self._specialize else None
-        run = plan.run if runner is None else runner.run
-        if not is_tracing():
-            results = run(self, values)
-        else:  # run inside a graph scope: the plan's own ops must run, not be recorded
-            with interpreter_scope(EAGER):
-                results = run(self, values)
+        try:
+            results = self._execute(plan, values, tracer)
+        except OpError as error:  # name the user's operation, not its copy in the optimized graph
+            _blame_own_op(error, graph)
+            raise
+        if run_metadata is not None:
+            finish_run_metadata(run_metadata, tracer, plan, options)
         arrays, handed = [], set()
         for r, fresh in zip(results, plan.fetch_fresh, strict=True):
             arrays.append(_to_numpy(r, fresh and id(r) not in handed))  # one fresh result fetched twice: one copy
             handed.add(id(r))
         return fetch.build(arrays)
+
+    def _execute(self, plan: Plan, values: list, tracer) -> list:
+        if plan.check_feeds is not None:
+            plan.check_feeds()
+        if tracer is not None:  # node by node, each reported to the tracer
+            run = functools.partial(plan.run, monitor=tracer)
+        else:
+            runner = specialize(plan, values) if self._specialize else None
+            run = plan.run if runner is None else runner.run
+        if not is_tracing():
+            return run(self, values)
+        with interpreter_scope(EAGER):  # run inside a graph scope: the plan's own ops must run, not be recorded
+            return run(self, values)
 
     def _set_variable(self, var, value) -> None:
         self._variables[var.op] = _feed_value(var, value)
@@ -274,6 +294,15 @@ def _fetch_key(fetches):
     return None
 
 
+def _blame_own_op(error: OpError, graph: Graph) -> None:
+    """Point an error raised by a plan at the operation of ``graph`` it came from (a plan may
+    run an optimized copy, whose operations keep the original names)."""
+    op = error.op
+    if op is not None and getattr(op, "graph", graph) is not graph:
+        own = graph._by_name.get(op.name)
+        error._op, error._node_def = own if own is not None else op, None
+
+
 def _feed_key(key):
     return key if isinstance(key, str) else id(key)
 
@@ -305,7 +334,8 @@ def _feed_target(graph: Graph, key) -> GraphTensor:
 def _feed_value(t: GraphTensor, value) -> Tensor:
     """A fed value as an ember tensor of the tensor's dtype, its shape checked."""
     dtype = t._dtype
-    if type(value) is np.ndarray and value.dtype == dtype.numpy_dtype and value.flags.c_contiguous and value.flags.writeable:
+    if (type(value) is np.ndarray and value.dtype == dtype.numpy_dtype and value.flags.c_contiguous and value.flags.writeable
+            and dtype is not _dt.string):
         x = from_numpy(value)  # the common case: no conversion, no copy
     elif isinstance(value, GraphTensor):
         raise TypeError(
@@ -314,9 +344,14 @@ def _feed_value(t: GraphTensor, value) -> Tensor:
         )
     elif isinstance(value, Tensor):
         x = value if value._dtype is dtype else value.to(dtype)
+    elif dtype is _dt.string:  # str and bytes, nested in lists or NumPy arrays: encoded as ember.tensor does
+        try:
+            x = tensor(value, dtype=dtype)
+        except (TypeError, ValueError) as error:
+            raise TypeError(f"Cannot feed value {value!r} for Tensor {t.name!r} of dtype {dtype.name}: {error}") from None
     else:
         try:
-            array = np.asarray(value, dtype=dtype.numpy_dtype if dtype is not _dt.string else object)
+            array = np.asarray(value, dtype=dtype.numpy_dtype)
         except (TypeError, ValueError) as error:
             raise TypeError(f"Cannot feed value {value!r} for Tensor {t.name!r} of dtype {dtype.name}: {error}") from None
         x = from_numpy(array if array.flags.writeable else array.copy())
@@ -336,10 +371,12 @@ def _missing_feed_check(plan: Plan, feeds: list):
         return None
     op = missing[0]
     dims = op.attrs["shape"]
-    shape = "<unknown>" if dims.rank is None else "[" + ",".join("?" if d is None else str(d) for d in dims.dims) + "]"
+    shape = "<unknown>" if dims.rank is None else "[" + ",".join("?" if d is None else str(d) for d in dims.as_list()) + "]"
 
     def check() -> None:
-        raise ValueError(
+        raise InvalidArgumentError(
+            None,
+            op,
             f"You must feed a value for placeholder tensor '{op.name}' with dtype {op.attrs['dtype'].name} and shape {shape}\n"
             f"\t [[node {op.name}]]"
         )

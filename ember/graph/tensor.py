@@ -19,7 +19,7 @@ from .._core.device import CPU
 from .._core.shape import contiguous_strides
 from .._core.storage import Storage
 from .._core.tensor import Tensor
-from .symbolic import TensorShape, as_shape
+from .symbolic import TensorShape, as_shape, probe_shape
 
 __all__ = ["GraphTensor", "SymbolicStorage", "is_symbolic_tensor", "symbolic_storage"]
 
@@ -110,9 +110,18 @@ class GraphTensor(Tensor):
         """Refine the static shape with what the caller knows (TensorFlow's merge)."""
         new = self._static.merge_with(as_shape(shape))
         if new.rank is not None and self._static.rank is None:
-            raise ValueError(f"set_shape(): {self.name} has an unknown rank; ember cannot give it a rank after it was built")
+            if self.consumers():  # their rules ran on the rank-less stand-in: they would not match
+                raise ValueError(
+                    f"set_shape(): {self.name} has an unknown rank and is already used by {self.consumers()[0].name}; "
+                    f"give it its shape before using it"
+                )
+            self._static = new
+            self._shape = probe_shape(new)
+            self._stride = contiguous_strides(self._shape)
+            self._storage = symbolic_storage(self._shape, self._dtype, self.name)
+            return
         self._static = new
-        self._shape = tuple(s if new_d is None else new_d for s, new_d in zip(self._shape, new.dims or (), strict=False)) or self._shape
+        self._shape = tuple(s if new_d is None else new_d for s, new_d in zip(self._shape, new._dims or (), strict=False)) or self._shape
         self._stride = contiguous_strides(self._shape)
 
     def consumers(self) -> list:
@@ -138,12 +147,13 @@ class GraphTensor(Tensor):
         )
 
     def __iter__(self):
-        if self._static.rank is None or self._static.dims[0] is None:
+        dims = self._static._dims
+        if not dims or dims[0] is None:
             raise TypeError(f"Cannot iterate over a tensor with unknown first dimension ({self.name}).")
         return super().__iter__()
 
     def __len__(self) -> int:
-        dims = self._static.dims
+        dims = self._static._dims
         if not dims or dims[0] is None:
             raise TypeError(f"len() is not supported for a tensor with unknown first dimension ({self.name})")
         return dims[0]
@@ -152,6 +162,9 @@ class GraphTensor(Tensor):
         raise TypeError(f"Tensor {self.name!r} is a graph tensor and cannot be used as a Python index")
 
     def __repr__(self) -> str:
+        # TensorFlow leaves the shape out when even the rank is unknown.
+        if self._static.rank is None:
+            return f'Tensor("{self.name}", dtype={self._dtype.name})'
         return f'Tensor("{self.name}", shape={self._static}, dtype={self._dtype.name})'
 
     __str__ = __repr__

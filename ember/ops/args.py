@@ -18,7 +18,7 @@ from .._core import dtype as _dt
 from .._core.device import Device, as_device
 from .._core.generator import Generator
 from .._core.shape import INT64_MAX, INT64_MIN
-from .._core.tensor import Tensor
+from .._core.tensor import Tensor, tensor as new_tensor
 
 __all__ = ["SCALAR_TYPES", "arg_error", "is_scalar", "is_tensor_list", "scalar_tensor_like"]
 
@@ -243,6 +243,15 @@ CONVERTERS = {
     "Generator": to_generator,
     "Object": to_object,
 }
+
+
+def string_operand(value, other: Tensor) -> Tensor | None:
+    """A ``str`` or ``bytes`` operand of an operator on a string tensor, as a 0-d string tensor
+    (so ``t == "a"`` compares elementwise and ``t + "a"`` names the op that refuses strings);
+    None for anything else, which the operator declines as before."""
+    if type(value) in (str, bytes) and other._dtype is _dt.string:
+        return new_tensor(value, dtype=_dt.string, device=other.device)
+    return None
 
 
 def scalar_tensor_like(value, other: Tensor) -> Tensor:

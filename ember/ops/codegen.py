@@ -322,19 +322,25 @@ def _operator_source(dunder: str, kind: str, entry: OpEntry, calls: dict[str, st
     if "Scalar" in calls and kind in ("binary", "reflected_commutative"):
         fast.append(f"    if type(other) in _e_SCALARS: return {calls['Scalar']}")
     fast = "\n".join(fast) + "\n" if fast else ""
+    # Before declining: a str or bytes next to a string tensor is a 0-d string tensor.
+    text = "    text = _e_string_operand(other, self)\n"
+    decline = "    return NotImplemented"
     if kind == "binary":
         return (
             f"def {dunder}(self, other):\n{fast}"
             f"    if isinstance(other, _e_Tensor) or _e_is_scalar(other): return {fn}(self, other)\n"
-            f"    return NotImplemented"
+            f"{text}    if text is not None: return {fn}(self, text)\n{decline}"
         )
     if kind == "reflected_commutative":
-        return f"def {dunder}(self, other):\n{fast}    if _e_is_scalar(other): return {fn}(self, other)\n    return NotImplemented"
+        return (
+            f"def {dunder}(self, other):\n{fast}    if _e_is_scalar(other): return {fn}(self, other)\n"
+            f"{text}    if text is not None: return {fn}(self, text)\n{decline}"
+        )
     if kind == "reflected":
         return (
             f"def {dunder}(self, other):\n"
             f"    if _e_is_scalar(other): return {fn}(_e_scalar_tensor_like(other, self), self)\n"
-            f"    return NotImplemented"
+            f"{text}    if text is not None: return {fn}(text, self)\n{decline}"
         )
     if kind == "inplace":
         if not entry.inplace:
@@ -379,6 +385,7 @@ def build(entries: tuple[OpEntry, ...], functors: dict) -> Generated:
         "_e_is_scalar": _args.is_scalar,
         "_e_is_tensor_list": _args.is_tensor_list,
         "_e_scalar_tensor_like": _args.scalar_tensor_like,
+        "_e_string_operand": _args.string_operand,
         "_e_no_overload": no_overload,
         "_e_MISSING": _MISSING,
         "_e_all_int64": all_int64,

@@ -25,7 +25,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-__all__ = ["BASE_TYPES", "OpEntry", "Param", "Return", "SchemaError", "Signature", "Type", "load_schema", "parse_entry", "schema_family"]
+__all__ = ["BASE_TYPES", "OpEntry", "Param", "Return", "SchemaError", "Signature", "Type", "load_schema", "parse_entry", "schema_family", "tf_op_table"]
 
 # The parameter types of the grammar and what a caller may pass for each.
 BASE_TYPES = {
@@ -237,6 +237,10 @@ ENTRY_KEYS = {
     # other public namespaces that also show it, e.g. "nn.functional" (PyTorch's F.relu); "special:expit"
     # shows it there under another name (torch.special.expit is torch.sigmoid)
     "namespaces": (),
+    # TensorFlow's op type of the primitives, as graph nodes carry it: "MatMul", or "AddV2:add" where
+    # TensorFlow's Python wrapper names the node otherwise (the default name of "a + b" is "add");
+    # a dict gives each primitive its own ({"div": "RealDiv:truediv", "div_trunc": "TruncateDiv"})
+    "tf": None,
     "doc": "",
 }
 
@@ -257,6 +261,7 @@ class OpEntry:
     aliases: tuple[str, ...] = ()
     operators: tuple[str, ...] = ()
     namespaces: tuple[str, ...] = ()
+    tf: str | tuple[tuple[str, str], ...] | None = None
     doc: str = ""
     family: str = field(default="", compare=False)
 
@@ -287,6 +292,14 @@ class OpEntry:
             return ()
         return self.op or (self.name,)
 
+    def tf_types(self) -> tuple[tuple[str, str], ...]:
+        """(primitive, "Type" or "Type:name") for each primitive the ``tf`` key names."""
+        if self.tf is None:
+            return ()
+        if isinstance(self.tf, str):
+            return tuple((p, self.tf) for p in self.primitives)
+        return self.tf
+
     def to_dict(self) -> dict:
         """The entry as the keys ``declare`` takes (defaults left out); it parses back to itself."""
         sigs = [str(s) for s in self.signatures]
@@ -295,6 +308,8 @@ class OpEntry:
             value = getattr(self, key)
             if key == "op":
                 value = value[0] if len(value) == 1 else list(value) if value else None
+            elif key == "tf" and isinstance(value, tuple):
+                value = dict(value)
             elif isinstance(value, tuple):
                 value = list(value)
             if value == default or (isinstance(default, tuple) and value == list(default)):
@@ -320,9 +335,14 @@ def parse_entry(raw: dict, family: str = "") -> OpEntry:
         kwargs["op"] = (kwargs["op"],) if isinstance(kwargs["op"], str) else tuple(kwargs["op"])
     if "doc" in kwargs:
         kwargs["doc"] = inspect.cleandoc(kwargs["doc"])
+    if isinstance(kwargs.get("tf"), dict):
+        kwargs["tf"] = tuple(kwargs["tf"].items())
     entry = OpEntry(raw["name"], tuple(Signature.parse(s) for s in sigs), family=family, **kwargs)
     if entry.composite and entry.op:
         raise SchemaError(f"schema entry {entry.name!r}: a composite dispatches no primitive of its own ('op')")
+    for primitive, _ in entry.tf_types():
+        if primitive not in entry.primitives:
+            raise SchemaError(f"schema entry {entry.name!r}: 'tf' names {primitive!r}, which the entry does not dispatch")
     return entry
 
 
@@ -354,3 +374,28 @@ def schema_family(family: str, **defaults) -> Callable[..., OpEntry]:
 def load_schema() -> tuple[OpEntry, ...]:
     """Every declared entry (all of them once ``ember.ops`` has loaded its families)."""
     return tuple(_ENTRIES.values())
+
+
+def tf_op_table() -> dict[str, tuple[str, str]]:
+    """primitive -> (TensorFlow op type, default node name), from the entries' ``tf`` keys.
+
+    Two entries that dispatch one primitive agree on its type, or the one named after the
+    primitive wins (``floor_divide``'s entry over ``div``'s, which also dispatches it).
+    """
+    table: dict[str, tuple[str, str]] = {}
+    owners: dict[str, str] = {}
+    for entry in _ENTRIES.values():
+        for primitive, spec in entry.tf_types():
+            kind, _, name = spec.partition(":")
+            value = (kind, name or kind)
+            if primitive in table and table[primitive] != value:
+                if owners[primitive] == primitive.removesuffix("_scalar"):
+                    continue
+                if entry.name != primitive.removesuffix("_scalar"):
+                    raise SchemaError(
+                        f"primitive {primitive!r}: entries {owners[primitive]!r} and {entry.name!r} give it different TensorFlow types "
+                        f"({table[primitive][0]} and {kind})"
+                    )
+            table[primitive] = value
+            owners[primitive] = entry.name
+    return table

@@ -65,7 +65,7 @@ def dims_from_values(t, rank: int) -> tuple:
     binds when the op has run."""
     if is_symbolic(t):
         op = t.op
-        if op.type == "Const":
+        if op.kind == "Const":
             return tuple(int(v) for v in op.attrs["value"]._host_array())
         return tuple(unknown_dim() for _ in range(rank))
     return tuple(int(v) for v in t._host_array())

@@ -261,7 +261,7 @@ def _feed_components(sp: SparseTensor, value) -> list:
         raise TypeError(f"A SparseTensor is fed a SparseTensorValue or an (indices, values, dense_shape) tuple, got {type(value).__name__}")
     indices, values, dense_shape = value
     pairs = [(sp.indices, indices), (sp.values, values)]
-    if sp.dense_shape.op.type != "Const":  # a fully known dense shape is a constant of the graph
+    if sp.dense_shape.op.kind != "Const":  # a fully known dense shape is a constant of the graph
         pairs.append((sp.dense_shape, dense_shape))
     return pairs
 

@@ -20,7 +20,7 @@ G = ember.graph
 
 
 def types(graph) -> list:
-    return [op.type for op in graph.get_operations()]
+    return [op.kind for op in graph.get_operations()]
 
 
 def count(graph, op_type: str) -> int:
@@ -394,7 +394,7 @@ def test_memory_marks_ops_that_can_write_into_a_dying_input():
         p = x.exp()  # a feed: no
     fetches = [a, twice, s, t, n, c, p]
     new, tmap = only(g, fetches, [x], ["memory"])
-    marked = {op.name: op.attrs.get("inplace") for op in new.get_operations() if op.op_expr is not None and op.type != "matmul"}
+    marked = {op.name: op.attrs.get("inplace") for op in new.get_operations() if op.op_expr is not None and op.kind != "matmul"}
     assert marked == {"add": 0, "Relu": None, "Sum": None, "t": None, "Neg": None, "add_1": None, "Exp": None}
     # "a" is fetched, but its input h dies with it: writing into h is fine
     plan = Plan(new, mapped(tmap, fetches), [], [tmap[id(x)]])
@@ -446,7 +446,7 @@ def test_memory_mark_survives_a_fused_chain_and_values_stay_right():
         z = ember.matmul(y.relu(), G.constant(np.eye(3, dtype=np.float32))).neg()
     new, tmap = optimize(g, [z], [x])
     assert count(new, "Fused") == 1 and count(new, "neg") == 1
-    neg = next(op for op in new.get_operations() if op.type == "neg")
+    neg = next(op for op in new.get_operations() if op.kind == "neg")
     assert neg.attrs.get("inplace") == 0
     plan = Plan(new, [tmap[id(z)]], [], [tmap[id(x)]])
     got, written = _run_honouring_inplace(plan, [ember.tensor(X)])
@@ -499,7 +499,7 @@ def test_optimize_keeps_names_the_graph_made_itself_and_names_new_nodes_uniquely
     new, tmap = optimize(g, [y, d], [x])
     names = [op.name for op in new.get_operations()]
     assert "_to_copy" in names and len(set(names)) == len(names)
-    assert new.get_operation_by_name("_to_copy").type == "_to_copy"
+    assert new.get_operation_by_name("_to_copy").kind == "_to_copy"
     fused = tmap[id(y)].op
     assert fused.type == "Fused" and fused.name != "exp/fused" and new.get_operation_by_name(fused.name) is fused
     same(run(new, mapped(tmap, [y, d]), feeds_of(tmap, {x: np.ones(2, np.float32)})), run(g, [y, d], {x: np.ones(2, np.float32)}))

@@ -242,7 +242,7 @@ def test_negative_half_val_patterns_are_accepted():
     (io.TensorProto(float_val=[1.0]), r"from_proto\(\): .*dtype is DT_INVALID \(0\)"),
     (io.TensorProto(dtype=99), r"from_proto\(\): .*dtype unknown DataType 99 has no ember dtype"),
     (io.TensorProto(dtype=io.DataType.DT_QINT8), r"DT_QINT8 \(11\) has no ember dtype \(supported: .*DT_FLOAT"),
-    (io.TensorProto(dtype=io.DataType.DT_RESOURCE), r"DT_RESOURCE \(20\) has no ember dtype"),
+    (io.TensorProto(dtype=io.DataType.DT_RESOURCE), r"DT_RESOURCE \(20\), with 0 resource handles in resource_handle_val .*ember has no tensor of that dtype"),
     (io.TensorProto(dtype=io.DataType.DT_FLOAT8_E5M2, float8_val=b"\x01"), r"DT_FLOAT8_E5M2 \(24\) has no ember dtype"),
     (io.TensorProto(dtype=io.DataType.DT_FLOAT_REF), r"DT_FLOAT_REF \(101\) has no ember dtype"),
     (make(ember.float32, (2, -1)), r"tensor_shape.dim\[1\].size is -1; a tensor's dimensions must be >= 0"),
@@ -370,12 +370,61 @@ def test_compiler_errors(text, message):
         compile_proto(text, "x.proto")
 
 
+# ------------------------------------------------------------------- a caller's TensorProto
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+@pytest.mark.parametrize("dtype", [ember.float16, ember.int8, ember.uint64, ember.complex128, ember.string], ids=str)
+def test_fills_a_callers_proto(dtype, encoding):
+    """``proto=``: the seed's ``AsProtoField``/``AsProtoTensorContent`` into the caller's message,
+    which is cleared first (stale fields of another dtype would make it unreadable)."""
+    array = sample(dtype, (3, 2), seed=4)
+    mine = io.TensorProto(dtype=io.DataType.DT_FLOAT, version_number=3, float_val=[1.0], tensor_content=b"xx",
+                          tensor_shape={"dim": [{"size": 9}]})
+    out = io.to_proto(as_tensor(array, dtype), encoding, proto=mine)
+    assert out is mine and mine == io.to_proto(as_tensor(array, dtype), encoding)
+    assert mine.version_number == 0 and [d.size for d in mine.tensor_shape.dim] == [3, 2]
+    same(io.from_proto(mine), array, dtype)
+
+
+def test_fills_a_callers_scalar_and_empty_proto():
+    mine = io.TensorProto()
+    io.to_proto(ember.tensor(2.5), proto=mine)
+    assert mine.HasField("tensor_shape") and not mine.tensor_shape.dim and io.from_proto(mine).item() == 2.5
+    io.to_proto(ember.empty(0, 4), "fields", proto=mine)
+    assert mine.tensor_content == b"" and [d.size for d in mine.tensor_shape.dim] == [0, 4]
+
+
+@pytest.mark.parametrize("bad", [io.TensorShapeProto(), b"", descriptor_pb2.FileDescriptorProto()], ids=lambda b: type(b).__name__)
+def test_refuses_a_proto_of_another_kind(bad):
+    with pytest.raises(TypeError, match=r"to_proto\(\): argument 'proto' must be a TensorProto with TensorFlow's fields, not"):
+        io.to_proto(ember.tensor([1.0]), proto=bad)
+
+
+@pytest.mark.parametrize(("proto", "message"), [
+    (io.TensorProto(dtype=io.DataType.DT_RESOURCE, resource_handle_val=[io.ResourceHandleProto(name="v")]),
+     r"dtype is DT_RESOURCE \(20\), with 1 resource handle in resource_handle_val .*ember has no tensor of that dtype"),
+    (io.TensorProto(dtype=io.DataType.DT_VARIANT, variant_val=[io.VariantTensorDataProto()] * 2),
+     r"dtype is DT_VARIANT \(21\), with 2 variant values in variant_val .*ember has no tensor of that dtype"),
+    (io.TensorProto(dtype=io.DataType.DT_FLOAT, resource_handle_val=[io.ResourceHandleProto()]),
+     r"dtype is DT_FLOAT \(1\), whose values belong in float_val, but it has 1 value in resource_handle_val"),
+    (io.TensorProto(dtype=io.DataType.DT_INT32, variant_val=[io.VariantTensorDataProto()]),
+     r"dtype is DT_INT32 \(3\), whose values belong in int_val, but it has 1 value in variant_val"),
+    (io.TensorProto(dtype=io.DataType.DT_FLOAT8_E4M3FN, float8_val=b"\x01"),
+     r"dtype DT_FLOAT8_E4M3FN \(25\) has no ember dtype"),
+], ids=["resource", "variant", "handle in float", "variant in int", "float8"])
+def test_runtime_object_dtypes_are_refused_clearly(proto, message):
+    with pytest.raises(ValueError, match="from_proto\\(\\): the TensorProto's " + message):
+        io.from_proto(proto)
+    with pytest.raises(ValueError, match="parse_tensor\\(\\): the TensorProto's " + message):
+        io.parse_tensor(proto.SerializeToString())
+
+
 # -------------------------------------------------------------- TensorFlow's own TensorProto
 
 tb_tensor = pytest.importorskip("tensorboard.compat.proto.tensor_pb2", reason="tensorboard ships TensorFlow's TensorProto")
 tb_types = pytest.importorskip("tensorboard.compat.proto.types_pb2")
 tb_shape = pytest.importorskip("tensorboard.compat.proto.tensor_shape_pb2")
-TF_ONLY_FIELDS = {"resource_handle_val": 14, "variant_val": 15}
+tb_handle = pytest.importorskip("tensorboard.compat.proto.resource_handle_pb2")
 
 
 def fields(descriptor):
@@ -392,17 +441,66 @@ def test_enum_values_are_tensorflows():
         assert io.to_proto(ember.empty(0, dtype=dtype)).dtype == dtype.tf_enum
 
 
-def test_field_numbers_are_tensorflows():
-    theirs = fields(tb_tensor.TensorProto.DESCRIPTOR)
-    assert {name: theirs.pop(name)[0] for name in TF_ONLY_FIELDS} == TF_ONLY_FIELDS
-    assert fields(io.TensorProto.DESCRIPTOR) == theirs
-    assert fields(io.TensorShapeProto.DESCRIPTOR) == fields(tb_shape.TensorShapeProto.DESCRIPTOR)
-    assert fields(io.TensorShapeProto.Dim.DESCRIPTOR) == fields(tb_shape.TensorShapeProto.Dim.DESCRIPTOR)
-    # The numbers ember leaves out stay reserved, so they can never be reused for something else.
-    ours = descriptor_pb2.DescriptorProto()
-    io.TensorProto.DESCRIPTOR.CopyToProto(ours)
-    assert {n for r in ours.reserved_range for n in range(r.start, r.end)} == set(TF_ONLY_FIELDS.values())
-    assert set(ours.reserved_name) == set(TF_ONLY_FIELDS)
+def reserved_numbers(descriptor):
+    proto = descriptor_pb2.DescriptorProto()
+    descriptor.CopyToProto(proto)
+    return {n for r in proto.reserved_range for n in range(r.start, r.end)}
+
+
+@pytest.mark.parametrize(("ours", "theirs"), [
+    (io.TensorProto, tb_tensor.TensorProto),
+    (io.TensorShapeProto, tb_shape.TensorShapeProto),
+    (io.TensorShapeProto.Dim, tb_shape.TensorShapeProto.Dim),
+    (io.ResourceHandleProto, tb_handle.ResourceHandleProto),
+    (io.ResourceHandleProto.DtypeAndShape, tb_handle.ResourceHandleProto.DtypeAndShape),
+    (io.VariantTensorDataProto, tb_tensor.VariantTensorDataProto),
+], ids=lambda cls: cls.DESCRIPTOR.full_name)
+def test_field_numbers_are_tensorflows(ours, theirs):
+    assert fields(ours.DESCRIPTOR) == fields(theirs.DESCRIPTOR)
+    assert {f.name: f.message_type and f.message_type.name for f in ours.DESCRIPTOR.fields} == {
+        f.name: f.message_type and f.message_type.name for f in theirs.DESCRIPTOR.fields}
+    assert reserved_numbers(ours.DESCRIPTOR) == reserved_numbers(theirs.DESCRIPTOR)
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+@pytest.mark.parametrize("dtype", [ember.float32, ember.int16, ember.uint32, ember.complex128, ember.string, ember.bool], ids=str)
+def test_tensorflow_reads_and_writes(dtype, encoding):
+    """TensorFlow's own class filled in place (``AsProto*`` into the caller's message), read by
+    TensorFlow's C++ ``FromProto`` (``parse_tensor``) and, except string content, which its Python
+    reader cannot decode, by ``tf.make_ndarray``; and ``make_tensor_proto``'s protos read by ember."""
+    array = sample(dtype, (2, 3), seed=5)
+    tf = pytest.importorskip("tensorflow")
+    theirs = tf.make_tensor_proto(np.zeros(1, np.float32))
+    io.to_proto(as_tensor(array, dtype), encoding, proto=theirs)
+    parsed = tf.io.parse_tensor(theirs.SerializeToString(), tf.as_dtype(dtype.name)).numpy()
+    assert parsed.tolist() == array.tolist()
+    if dtype is not ember.string or encoding == "fields":
+        assert tf.make_ndarray(theirs).tolist() == array.tolist()
+    same(io.from_proto(tf.make_tensor_proto(array)), array, dtype)
+
+
+def test_resource_and_variant_values_cross_the_wire():
+    handle = io.ResourceHandleProto(device="/cpu:0", container="c", name="v", hash_code=2**64 - 1,
+                                    dtypes_and_shapes=[{"dtype": io.DataType.DT_FLOAT, "shape": {"dim": [{"size": 3}]}}])
+    inner = io.to_proto(ember.tensor([1.0, 2.0]))
+    ours = io.TensorProto(dtype=io.DataType.DT_RESOURCE, resource_handle_val=[handle],
+                          variant_val=[io.VariantTensorDataProto(type_name="T", metadata=b"m", tensors=[inner])])
+    theirs = tb_tensor.TensorProto.FromString(ours.SerializeToString())
+    assert theirs.resource_handle_val[0].hash_code == 2**64 - 1 and theirs.resource_handle_val[0].name == "v"
+    assert theirs.resource_handle_val[0].dtypes_and_shapes[0].shape.dim[0].size == 3
+    assert theirs.variant_val[0].type_name == "T" and theirs.variant_val[0].tensors[0].tensor_shape.dim[0].size == 2
+    assert theirs.SerializeToString() == ours.SerializeToString()
+    assert io.from_proto(io.TensorProto.FromString(theirs.variant_val[0].tensors[0].SerializeToString())).tolist() == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+@pytest.mark.parametrize("dtype", [ember.float32, ember.int64, ember.complex64, ember.string, ember.bool], ids=str)
+def test_fills_tensorflows_message(dtype, encoding):
+    t = as_tensor(sample(dtype, (2, 3)), dtype)
+    theirs = tb_tensor.TensorProto(version_number=7, float_val=[9.0], string_val=[b"stale"])
+    assert io.to_proto(t, encoding, proto=theirs) is theirs
+    assert theirs.SerializeToString() == io.to_proto(t, encoding).SerializeToString()  # cleared, then filled
+    same(io.from_proto(theirs), sample(dtype, (2, 3)), dtype)
 
 
 def test_package_name_is_not_on_the_wire():

@@ -250,7 +250,7 @@ class RGraph:
         value_of = self.value_of
         node_of = self.node_of
         for op in ops:
-            node = Node(op.type, [], dict(op.attrs), op.op_expr, op.name, op.device)
+            node = Node(op.kind, [], dict(op.attrs), op.op_expr, op.name, op.device)
             node.src = op
             node_of[id(op)] = node
             for i, t in enumerate(op.outputs):
@@ -431,6 +431,8 @@ class RGraph:
             if exact:  # a name the graph made itself ("_to_copy") but would refuse from a caller
                 name = graph.unique_name("renamed")
             op = graph.create_op(n.type, inputs, n.attrs, specs, name=name, op_expr=n.op_expr)
+            if n.src is not None and n.src.kind == n.type:
+                op._tf_type = n.src._tf_type  # a node's TensorFlow type that its kind alone does not give
             if exact:
                 del graph._by_name[op.name]
                 op.name = n.name

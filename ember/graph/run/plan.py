@@ -7,28 +7,72 @@ a step sees the value from before the step's assignments), gives each tensor a s
 notes after which step each slot is dead so its memory goes back to the allocator at once.
 Running walks the steps: graph-only nodes (Const, Placeholder, variables) are handled here,
 every other node is its primitive on the eager interpreter, the same kernels as eager mode.
+A graph-only node type defined above this module (a summary, say) brings its own kernel
+through ``register_graph_kernel``.
 """
 
 from __future__ import annotations
 
 import heapq
+import time
 
+import numpy as np
+
+from ..._core.dtype import string
+from ..._core.tensor import tensor
 from ...dispatch.interpreter import EAGER
+from ..errors import FailedPreconditionError
 from ..symbolic import SymInt, evaluate, has_symbols
 
-__all__ = ["FailedPreconditionError", "Plan", "Step", "data_inputs", "inplace_target", "needed_ops", "schedule"]
+__all__ = [
+    "EXECUTORS", "FailedPreconditionError", "Plan", "Step", "data_inputs", "inplace_target", "needed_ops", "register_executor",
+    "register_graph_kernel", "schedule",
+]
 
 _WRITES = {"Assign", "AssignAdd", "AssignSub"}
+# nodes that ask whether their input variables hold a value: they never read the values
+_QUERIES = {"IsVariableInitialized", "ReportUninitializedVariables"}
+
+# Graph-only node types defined above this floor (control flow, summaries, PyFunc, Print, Assert):
+# type -> run(step, values, session) (see register_executor and register_graph_kernel)
+EXECUTORS: dict = {}
 
 
-class FailedPreconditionError(RuntimeError):
-    """TensorFlow's error for reading a variable before it was initialised."""
+def register_executor(op_type: str, run) -> None:
+    """Teach plans to run graph-only nodes of ``op_type``: ``run(step, values, session)`` reads its
+    inputs from ``values[step.ins[k]]`` and stores its outputs in ``values[step.outs[k]]``."""
+    old = EXECUTORS.get(op_type)
+    if old is not None and old is not run and (old.__module__, old.__qualname__) != (run.__module__, run.__qualname__):
+        raise ValueError(f"register_executor(): {op_type!r} already has an executor")  # (a reload re-registers)
+    EXECUTORS[op_type] = run
+
+
+
+def register_graph_kernel(op_type: str, kernel) -> None:
+    """Run nodes of the graph-only type ``op_type`` (no ember primitive) with ``kernel``.
+
+    ``kernel(op, inputs)`` gets the Operation and its input values (ember tensors) and returns
+    a tuple of its output values. The node must not write a variable: it computes its outputs
+    from its inputs (reading ``op.attrs`` as it needs). The simple form of ``register_executor``.
+    """
+    if not callable(kernel):
+        raise TypeError(f"register_graph_kernel(): kernel must be callable, got {type(kernel).__name__}")
+
+    def run(step, values, session) -> None:
+        results = kernel(step.op, [values[i] for i in step.ins])
+        if len(results) != len(step.outs):
+            raise RuntimeError(f"the kernel of {op_type} ({step.op.name}) returned {len(results)} values for {len(step.outs)} outputs")
+        for s, r in zip(step.outs, results, strict=True):
+            values[s] = r
+
+    run.__module__, run.__qualname__ = kernel.__module__, kernel.__qualname__  # a reload registers the same kernel again
+    register_executor(op_type, run)
 
 
 def data_inputs(op) -> tuple:
     """The inputs whose values an operation reads (an assignment writes its variable, it does
     not read it through the edge)."""
-    return op.inputs[1:] if op.type in _WRITES else op.inputs
+    return op.inputs[1:] if op.kind in _WRITES else op.inputs
 
 
 def needed_ops(targets: list, fed: set) -> set:
@@ -58,7 +102,7 @@ def schedule(ops: set, fed: set) -> list:
         indegree[op] = len(deps)
         for d in deps:
             users.setdefault(d, []).append(op)
-    ready = [(op.type in _WRITES, op._id, op) for op, n in indegree.items() if n == 0]
+    ready = [(op.kind in _WRITES, op._id, op) for op, n in indegree.items() if n == 0]
     heapq.heapify(ready)
     order = []
     while ready:
@@ -67,7 +111,7 @@ def schedule(ops: set, fed: set) -> list:
         for u in users.get(op, ()):
             indegree[u] -= 1
             if indegree[u] == 0:
-                heapq.heappush(ready, (u.type in _WRITES, u._id, u))
+                heapq.heappush(ready, (u.kind in _WRITES, u._id, u))
     if len(order) != len(ops):
         raise RuntimeError("the graph has a cycle among the operations these fetches need")
     return order
@@ -105,6 +149,7 @@ class Plan:
         fed = {id(t) for t in feed_tensors}
         ops = needed_ops([t._op for t in fetch_tensors if id(t) not in fed] + list(target_ops), fed)
         order = schedule(ops, fed)
+        self.ops = tuple(order)  # every node the plan runs or reads, constants and variables included
         slots: dict = {}
 
         def slot(t) -> int:
@@ -124,16 +169,20 @@ class Plan:
         variables = {}
         origin = getattr(graph, "_origin", None) or {}  # an optimized copy keeps its variables under the original ops
         for op in order:
-            if op.type == "Const":
+            if op.kind == "Const":
                 consts[slot(op.outputs[0])] = op.attrs["value"]
                 continue
-            if op.type == "VariableV2":  # read by each consumer when it runs (TensorFlow's ref semantics)
+            if op.kind == "VariableV2":  # read by each consumer when it runs (TensorFlow's ref semantics)
                 variables[slot(op.outputs[0])] = origin.get(op, op)
                 continue
             ins = tuple(slot(t) for t in op.inputs)
             outs = tuple(slot(t) for t in op.outputs)
-            kind = op.type if op.op_expr is None else "primitive"
+            kind = op.kind if op.op_expr is None else "primitive"
             step = Step(op, kind, ins, outs)
+            if kind in _QUERIES:
+                step.var = tuple(origin.get(t._op, t._op) for t in op.inputs)
+                self.steps.append(step)
+                continue
             step.reads = tuple((s, variables[s]) for s in (ins[1:] if kind in _WRITES else ins) if s in variables)
             if kind in _WRITES:
                 step.var = origin.get(op.inputs[0]._op, op.inputs[0]._op)
@@ -143,7 +192,7 @@ class Plan:
         # a fetch computed into fresh memory by a kernel is handed over; anything else is copied
         fed_ids = {id(t) for t in feed_tensors}
         self.fetch_fresh = tuple(
-            id(t) not in fed_ids and (t._op.type == "Fused" or (t._op.op_expr is not None and t._op.op_expr.view is None)) for t in fetch_tensors
+            id(t) not in fed_ids and (t._op.kind == "Fused" or (t._op.op_expr is not None and t._op.op_expr.view is None)) for t in fetch_tensors
         )
         self.nslots = len(slots)
         self.specialised: dict = {}  # fed shapes -> a static runner (specialize.py), or None
@@ -168,7 +217,9 @@ class Plan:
         for i, step in enumerate(self.steps):
             step.free = tuple(frees.get(i, ()))
 
-    def run(self, session, feed_values: list) -> list:
+    def run(self, session, feed_values: list, monitor=None) -> list:
+        """The fetched values. ``monitor``, if given, hears ``after_step(op, outputs, start_ns)``
+        after each node (``run_metadata.py``'s RunTracer: timings and a deadline)."""
         values = self.template.copy()
         env: dict = {}
         for s, v, binds in zip(self.feed_slots, feed_values, self.feed_binds, strict=True):
@@ -178,6 +229,8 @@ class Plan:
         apply = EAGER.apply
         variables = session._variables
         for step in self.steps:
+            if monitor is not None:
+                start = time.time_ns()
             if step.reads:
                 for s, var in step.reads:
                     values[s] = _read(variables, var, step.op)
@@ -200,7 +253,9 @@ class Plan:
                     env.setdefault(var, result[k]._shape[j])
                 ins = result = r = None  # no reference here may outlive the slot the plan frees
             else:
-                _run_graph_op(step, values, variables)
+                _run_graph_op(step, values, variables, session)
+            if monitor is not None:
+                monitor.after_step(step.op, [values[s] for s in step.outs], start)
             for s in step.free:
                 values[s] = None
         for s, var in self.fetch_reads:
@@ -243,11 +298,13 @@ def _view(op, ins: tuple, attrs: dict) -> tuple:
 def _read(variables: dict, var, reader):
     value = variables.get(var)
     if value is None:
-        raise FailedPreconditionError(f"Attempting to use uninitialized value {var.name}\n\t [[node {reader.name}]] (run its initializer first)")
+        raise FailedPreconditionError(
+            None, reader, f"Attempting to use uninitialized value {var.name}\n\t [[node {reader.name}]] (run its initializer first)"
+        )
     return value
 
 
-def _run_graph_op(step: Step, values: list, variables: dict) -> None:
+def _run_graph_op(step: Step, values: list, variables: dict, session=None) -> None:
     op = step.op
     kind = step.kind
     if kind in _WRITES:
@@ -256,7 +313,7 @@ def _run_graph_op(step: Step, values: list, variables: dict) -> None:
         if kind != "Assign":
             old = variables.get(var)
             if old is None:
-                raise FailedPreconditionError(f"Attempting to use uninitialized value {var.name}\n\t [[node {op.name}]]")
+                raise FailedPreconditionError(None, op, f"Attempting to use uninitialized value {var.name}\n\t [[node {op.name}]]")
             new = old + new if kind == "AssignAdd" else old - new
         elif new._shape != tuple(op.inputs[0]._shape) and op.inputs[0]._static.is_fully_defined():
             raise ValueError(f"{op.name}: cannot assign a value of shape {tuple(new._shape)} to {var.name} of shape {op.inputs[0]._static}")
@@ -266,9 +323,16 @@ def _run_graph_op(step: Step, values: list, variables: dict) -> None:
         values[step.outs[0]] = values[step.ins[0]]
     elif kind == "NoOp":
         pass
+    elif kind == "IsVariableInitialized":
+        values[step.outs[0]] = tensor(step.var[0] in variables)
+    elif kind == "ReportUninitializedVariables":
+        names = [var.name for var in step.var if var not in variables]
+        values[step.outs[0]] = tensor(np.array(names, dtype=object).reshape(len(names)), dtype=string)
     elif kind == "Placeholder":
         raise RuntimeError(f"placeholder {op.name} reached without a feed")  # Session checks feeds first
     elif kind == "Fused":
         op.attrs["program"].run_step(step, values)
+    elif kind in EXECUTORS:
+        EXECUTORS[kind](step, values, session)
     else:
         raise NotImplementedError(f"graph op type {kind!r} ({op.name}) has no executor")

@@ -15,10 +15,10 @@ from __future__ import annotations
 import numpy as np
 
 from ...dispatch.opexpr import get_op
-from ...interop.numpy import from_numpy
 from ...ops import functional as F
-from .plan import FailedPreconditionError, Step
-from .static import ArrayPlan, NotStatic, wrap
+from ..errors import FailedPreconditionError
+from .plan import Step
+from .static import ArrayPlan, NotStatic, tensor_of, wrap
 
 __all__ = ["specialize"]
 
@@ -105,7 +105,7 @@ class _Runner:
             tensor = store.get(var)
             if tensor is None:
                 if not any(var is w for _, w in self.spec.writes):
-                    raise FailedPreconditionError(f"Attempting to use uninitialized value {var.name}\n\t [[node {var.name}]] (run its initializer first)")
+                    raise FailedPreconditionError(None, var, f"Attempting to use uninitialized value {var.name}\n\t [[node {var.name}]] (run its initializer first)")
                 tensor = store[var] = F.empty(tuple(_variable_tensor(var)._shape), dtype=_variable_tensor(var)._dtype)
             feeds.append(tensor._host_array())
         results = self.arrays.run(feeds)
@@ -114,11 +114,8 @@ class _Runner:
             target = store[var]._host_array()
             if array is not target:
                 np.copyto(target, array)
-        return [wrap(a, owner) if owner is not None else _tensor_of(a) for a, owner in results[: self.n_user]]
-
-
-def _tensor_of(array):
-    return from_numpy(array)  # the session copies it before handing it over (not fresh)
+        # A result without an owner is shared, not fresh: the session copies it before handing it over.
+        return [wrap(a, owner) if owner is not None else tensor_of(a) for a, owner in results[: self.n_user]]
 
 
 def specialize(plan, feed_values: list):

@@ -17,7 +17,7 @@ import numpy as np
 from ..._core import dtype as _dt
 from ..._core.device import CPU
 from ..._core.shape import contiguous_strides
-from ..._core.tensor import Tensor, make_tensor
+from ..._core.tensor import Tensor, empty_tensor, make_tensor
 from ...dispatch.interpreter import EAGER, OutputSpec, new_output
 from ...interop.numpy import from_numpy
 from ..elementwise import is_elementwise
@@ -77,7 +77,7 @@ class ArrayPlan:
         feed_slots = plan.feed_slots
         for step in plan.steps:
             if step.kind not in ("primitive", "Identity", "Fused") or step.reads:
-                raise NotStatic(step.op.type)
+                raise NotStatic(step.op.kind)
             for t, s in zip(step.op.inputs, step.ins, strict=True):
                 self._meta(t, s, templates, env)
         for s, t in zip(feed_slots, plan.feed_tensors, strict=True):
@@ -152,6 +152,8 @@ class ArrayPlan:
                 self._next_slot += 1
             slots[j] = out
             (spec,) = EAGER.infer(expr, tuple(templates[s] for s in ins), attrs)
+            if spec.dtype is _dt.string:
+                raise NotStatic("a string result: planned buffers are raw bytes, strings are Python objects")
             templates[out] = _template(spec.shape, spec.dtype)
             roots[out] = out
             self.steps.append(("kernel", ins, (out,), expr.kernels["cpu"], (attrs, expr.strided, i, True, expr.name)))
@@ -161,7 +163,7 @@ class ArrayPlan:
         if s in templates:
             return
         shape = tuple(t._shape)
-        if t._static.rank is None:
+        if t._static.rank is None or t._dtype is _dt.string:  # strings: Python objects, not planned bytes
             raise NotStatic(t.name)
         if any(isinstance(d, SymInt) for d in shape):
             if env is None:
@@ -297,4 +299,14 @@ def wrap(array: np.ndarray, owner: Tensor | None = None) -> Tensor:
     """An ember tensor for a result: its own fresh tensor, else a copy of the array."""
     if owner is not None:
         return owner
-    return from_numpy(np.array(array, order="C"))
+    return tensor_of(np.array(array, order="C"))
+
+
+def tensor_of(array: np.ndarray) -> Tensor:
+    """An ember tensor over a result array; a string result (an object array, which NumPy's
+    buffer protocol cannot share) is copied into a string tensor."""
+    if array.dtype == object:
+        out = empty_tensor(array.shape, _dt.string)
+        out._host_array()[...] = array
+        return out
+    return from_numpy(array)

@@ -10,6 +10,9 @@ Writing (TensorFlow's ``Tensor::AsProtoTensorContent`` and ``Tensor::AsProtoFiel
   uint8, uint16), ``int64_val``, ``uint32_val``, ``uint64_val``, ``bool_val``,
   ``scomplex_val``/``dcomplex_val`` (real and imaginary parts in turn), ``string_val``.
 
+Either fills a new message or, with ``proto=``, the caller's (cleared first, as TensorFlow's
+``AsProto*`` do), which may be another library's class with TensorFlow's fields.
+
 Reading (TensorFlow's ``Tensor::FromProto`` and ``tensor_util.MakeNdarray``): a non-empty
 ``tensor_content`` wins; otherwise the dtype's typed field, where fewer values than elements
 repeat the last value to fill the shape (one value makes a constant tensor) and no values at
@@ -57,7 +60,12 @@ _FIELD = {
     _dt.bool_: ("bool_val", np.bool_), _dt.complex64: ("scomplex_val", np.float32),
     _dt.complex128: ("dcomplex_val", np.float64), _dt.string: ("string_val", None),
 }
-_VALUE_FIELDS = sorted({name for name, _ in _FIELD.values()} | {"float8_val"})
+_VALUE_FIELDS = sorted({name for name, _ in _FIELD.values()} | {"float8_val", "resource_handle_val", "variant_val"})
+# TensorFlow's dtypes whose values are runtime objects, not numbers: their field and what it holds.
+_OBJECT_DTYPES = {
+    DataType.DT_RESOURCE: ("resource_handle_val", "resource handle", "handles to resources that a TensorFlow runtime owns"),
+    DataType.DT_VARIANT: ("variant_val", "variant value", "serialized C++ objects of a TensorFlow runtime"),
+}
 _NUMBER = {f.name: f.number for f in TensorProto.DESCRIPTOR.fields}
 _IN_PLACE_BYTES = 1 << 16  # below this, protobuf's copies cost less than finding the content by hand
 _HALF_RANGE = (-(1 << 15), (1 << 16) - 1)  # int16 or uint16 bit patterns (TensorFlow keeps the low 16 bits)
@@ -84,8 +92,13 @@ def _contiguous_le(tensor: Tensor) -> np.ndarray:
     return array.byteswap() if _BIG_ENDIAN and tensor.dtype is not _dt.string else array
 
 
-def _header(tensor: Tensor) -> TensorProto:
-    proto = TensorProto(dtype=tensor.dtype.tf_enum)
+def _header(tensor: Tensor, proto=None) -> TensorProto:
+    """``proto`` (a new TensorProto when None) cleared, with the tensor's dtype and shape."""
+    if proto is None:
+        proto = TensorProto(dtype=tensor.dtype.tf_enum)
+    else:
+        proto.Clear()  # TensorFlow's AsProtoField and AsProtoTensorContent start from an empty message
+        proto.dtype = tensor.dtype.tf_enum
     shape = proto.tensor_shape
     shape.SetInParent()  # a scalar still carries its (empty) shape, as TensorFlow writes it
     dims = shape.dim
@@ -138,17 +151,35 @@ def _fill_fields(proto: TensorProto, tensor: Tensor) -> None:
     proto.MergeFromString(b"".join(_length_delimited(field, [payload])))
 
 
-def to_proto(tensor: Tensor, encoding: str = "content") -> TensorProto:
+def _is_tensorflow_tensor_proto(message: object) -> bool:
+    """A protobuf message with TensorFlow's TensorProto fields (ember's class, TensorFlow's, tensorboard's)."""
+    if not isinstance(message, _message.Message) or message.DESCRIPTOR.name != "TensorProto":
+        return False
+    numbers = {f.name: f.number for f in message.DESCRIPTOR.fields}
+    return all(numbers.get(name) == _NUMBER[name] for name in ("dtype", "tensor_shape", "tensor_content"))
+
+
+def to_proto(tensor: Tensor, encoding: str = "content", *, proto=None) -> TensorProto:
     """A ``TensorProto`` of ``tensor``: ``"content"`` (compact bytes) or ``"fields"`` (typed values).
+
+    ``proto``: a caller's TensorProto to fill instead of a new one (ember's class, or another
+    library's with TensorFlow's fields, such as TensorFlow's own); it is cleared first, as
+    TensorFlow's ``Tensor::AsProtoField`` and ``Tensor::AsProtoTensorContent`` do, and returned.
 
     >>> from ember import tensor, bfloat16
     >>> to_proto(tensor([1, 2], dtype=bfloat16), encoding="fields").half_val
     [16256, 16384]
+    >>> mine = TensorProto(string_val=[b"old"])
+    >>> to_proto(tensor([7]), "fields", proto=mine) is mine, list(mine.int64_val), list(mine.string_val)
+    (True, [7], [])
     """
     _check_tensor(tensor, "to_proto")
     if encoding not in ("content", "fields"):
         raise ValueError(f"to_proto(): argument 'encoding' must be 'content' or 'fields', got {encoding!r}")
-    proto = _header(tensor)
+    if proto is not None and not _is_tensorflow_tensor_proto(proto):
+        raise TypeError(f"to_proto(): argument 'proto' must be a TensorProto with TensorFlow's fields, not "
+                        f"{type(proto).__name__}")
+    proto = _header(tensor, proto)
     if encoding == "fields":
         _fill_fields(proto, tensor)
     elif tensor.numel():
@@ -181,6 +212,11 @@ def _dtype_of(proto: TensorProto, op: str) -> _dt.DType:
     enum = proto.dtype
     if enum == DataType.DT_INVALID:
         raise ValueError(f"{op}(): the TensorProto's dtype is DT_INVALID (0): a tensor proto must name its element type")
+    if enum in _OBJECT_DTYPES:
+        field, what, meaning = _OBJECT_DTYPES[enum]
+        count = len(getattr(proto, field))
+        raise ValueError(f"{op}(): the TensorProto's dtype is {_name(enum)}, with {count} {what}{'s' * (count != 1)} in {field} "
+                         f"({meaning}); ember has no tensor of that dtype, so it cannot make one of this proto")
     dtype = _DTYPE_OF_ENUM.get(enum)
     if dtype is None:
         known = ", ".join(DataType.Name(d.tf_enum) for d in _dt.ALL_DTYPES)
@@ -333,7 +369,7 @@ def from_proto(proto: TensorProto) -> Tensor:
     b'a'
     """
     if not isinstance(proto, TensorProto):
-        if not (isinstance(proto, _message.Message) and proto.DESCRIPTOR.name == "TensorProto"):
+        if not _is_tensorflow_tensor_proto(proto):
             raise TypeError(f"from_proto(): argument 'proto' must be a TensorProto, not {type(proto).__name__}")
         proto = TensorProto.FromString(proto.SerializeToString())
     return _decode(proto, proto.tensor_content, "from_proto")

@@ -19,7 +19,7 @@ from google.protobuf.internal import enum_type_wrapper
 
 from .compiler import compile_proto
 
-__all__ = ["DESCRIPTOR", "DataType", "TensorProto", "TensorShapeProto"]
+__all__ = ["DESCRIPTOR", "DataType", "ResourceHandleProto", "TensorProto", "TensorShapeProto", "VariantTensorDataProto"]
 
 PROTO_FILE = "tensor.proto"
 
@@ -42,7 +42,10 @@ def _message_class(full_name: str) -> type:
 
 TensorShapeProto = _message_class("ember.TensorShapeProto")
 TensorProto = _message_class("ember.TensorProto")
-TensorShapeProto.Dim.__module__ = __name__
-TensorShapeProto.Dim.__qualname__ = "TensorShapeProto.Dim"
+ResourceHandleProto = _message_class("ember.ResourceHandleProto")
+VariantTensorDataProto = _message_class("ember.VariantTensorDataProto")
+for _outer, _inner in ((TensorShapeProto, "Dim"), (ResourceHandleProto, "DtypeAndShape")):
+    getattr(_outer, _inner).__module__ = __name__
+    getattr(_outer, _inner).__qualname__ = f"{_outer.__name__}.{_inner}"
 # The enum as TensorFlow's generated code exposes it: DataType.DT_FLOAT, Name(), Value().
 DataType = enum_type_wrapper.EnumTypeWrapper(_pool.FindEnumTypeByName("ember.DataType"))

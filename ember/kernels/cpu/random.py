@@ -58,7 +58,12 @@ def normal(outs, ins, attrs):
     if out.size == 0:
         return
     ct = _draw_dtype(out)
-    z = attrs["generator"].numpy().standard_normal(_parts_shape(out), dtype=ct)
+    rng = attrs["generator"].numpy()
+    z = rng.standard_normal(_parts_shape(out), dtype=ct)
+    bound = attrs.get("truncate")
+    if bound is not None:  # graph mode's TruncatedNormal: draw again where |z| > bound
+        while (far := np.abs(z) > bound).any():
+            z[far] = rng.standard_normal(int(far.sum()), dtype=ct)
     if out.dtype.kind == "c":
         z *= ct.type(np.sqrt(0.5))
     mean, std = attrs["mean"], attrs["std"]

@@ -106,6 +106,7 @@ declare(
     >>> ember.full((2,), 1.5).dtype
     ember.float32
     """,
+    tf="Fill",
 )
 @functor("Full")
 def full(size, fill_value, dtype=None, device=None, requires_grad=False, placement=None, sbp=None):

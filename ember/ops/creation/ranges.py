@@ -80,6 +80,7 @@ declare(
     >>> ember.arange(1, 0, -0.25).tolist()
     [1.0, 0.75, 0.5, 0.25]
     """,
+    tf="Range",
 )
 @functor("Arange")
 def arange(start=None, end=None, step=1, dtype=None, device=None, requires_grad=False, placement=None, sbp=None, out=None):

@@ -49,8 +49,9 @@ declare(
     >>> ember.relu(ember.tensor([-1.0, 0.5])).tolist()
     [0.0, 0.5]
     """,
+    tf="Relu",
 )
-unary("relu", "Relu", kinds=REAL_NO_BOOL).tag(tf_name="Relu", sbp=sbp_rules.monotone_unary)
+unary("relu", "Relu", kinds=REAL_NO_BOOL).tag(sbp=sbp_rules.monotone_unary)
 
 # relu's input gradient in one kernel, for backward without create_graph: one dispatch in place
 # of a comparison and a product (``g * (y > 0)`` is what double backward differentiates)
@@ -121,6 +122,7 @@ declare(
     "Tensor (Tensor input, Scalar beta=1, Scalar threshold=20) => Softplus",
     namespaces="nn.functional",
     doc="log(1 + exp(beta * input)) / beta; linear where beta * input > threshold.",
+    tf="Softplus",
 )
 unary("softplus", "Softplus", kinds=FLOATING, attrs=("beta", "threshold"), check=_real_attrs("beta", "threshold"))
 
@@ -139,6 +141,7 @@ declare(
     namespaces="nn.functional",
     inplace="elu_",
     doc="input where positive, alpha * (exp(input) - 1) elsewhere.",
+    tf="Elu",
 )
 unary("elu", "Elu", kinds=FLOATING, attrs=("alpha",), check=_real_attrs("alpha"))
 

@@ -94,6 +94,7 @@ declare(
     >>> ember.add(ember.tensor([1, 2]), ember.tensor([10, 20]), alpha=2).tolist()
     [21, 42]
     """,
+    tf={"add": "AddV2:add", "add_scalar": "AddV2:add"},
 )
 _add, _add_scalar = binary("add", "Add", functors=False)
 _add.tag(sbp=sbp_rules.add_like)
@@ -159,6 +160,7 @@ declare(
     >>> (2 - ember.tensor([1, 5])).tolist()
     [1, -3]
     """,
+    tf={"sub": "Sub:sub", "sub_scalar": "Sub:sub"},
 )
 _sub, _sub_scalar = binary("sub", "Sub", check=_check_sub, functors=False)
 _sub.tag(sbp=sbp_rules.sub_like)
@@ -211,6 +213,7 @@ declare(
     aliases=("multiply",),
     operators=("__mul__", "__rmul__", "__imul__"),
     doc="input * other, broadcasting, with type promotion.",
+    tf="Mul:mul",
 )
 _mul, _mul_scalar = binary("mul", "Mul")
 _mul.tag(sbp=sbp_rules.mul_like)
@@ -249,6 +252,7 @@ declare(
     >>> ember.neg(ember.tensor([1, -2])).tolist()
     [-1, 2]
     """,
+    tf="Neg",
 )
 _neg = unary(
     "neg",
@@ -258,7 +262,7 @@ _neg = unary(
         "Negation, the `-` operator, on a bool tensor is not supported. "
         "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
     ),
-).tag(tf_name="Neg", sbp=sbp_rules.negate)
+).tag(sbp=sbp_rules.negate)
 
 
 @_neg.grad_rule(saves="none")

@@ -26,6 +26,7 @@ declare(
     >>> (~ember.tensor([True, False])).tolist(), ember.bitwise_not(ember.tensor([0, 5])).tolist()
     ([False, True], [-1, -6])
     """,
+    tf="Invert",
 )
 unary("bitwise_not", "BitwiseNot", kinds=BITS)
 declare(
@@ -41,6 +42,7 @@ declare(
     op=("bitwise_and", "bitwise_and_scalar"),
     operators=("__and__", "__rand__", "__iand__"),
     doc="Bitwise AND of integer or bool tensors.",
+    tf="BitwiseAnd",
 )
 binary("bitwise_and", "BitwiseAnd", kinds=BITS)
 declare(
@@ -56,6 +58,7 @@ declare(
     op=("bitwise_or", "bitwise_or_scalar"),
     operators=("__or__", "__ror__", "__ior__"),
     doc="Bitwise OR of integer or bool tensors.",
+    tf="BitwiseOr",
 )
 binary("bitwise_or", "BitwiseOr", kinds=BITS)
 declare(
@@ -71,6 +74,7 @@ declare(
     op=("bitwise_xor", "bitwise_xor_scalar"),
     operators=("__xor__", "__rxor__", "__ixor__"),
     doc="Bitwise XOR of integer or bool tensors.",
+    tf="BitwiseXor",
 )
 binary("bitwise_xor", "BitwiseXor", kinds=BITS)
 declare(

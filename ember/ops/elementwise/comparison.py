@@ -1,7 +1,9 @@
 """Comparisons: eq, ne, lt, le, gt, ge (bool tensors), isclose, and the whole-tensor answers
 allclose and equal (Python bools).
 
-Comparisons are not differentiable. The ordering ones refuse complex input; an int scalar
+Comparisons are not differentiable. ``eq`` and ``ne`` also compare string tensors (with
+string tensors; a Python ``str`` or ``bytes`` operand of ``==`` is a 0-d one), as TensorFlow's
+``equal`` does; the ordering ones refuse strings and complex input; an int scalar
 next to an integer tensor is first wrapped into its dtype, as PyTorch does (``uint8_t < -3``
 compares with 253).
 
@@ -17,7 +19,7 @@ from ..common import broadcast_pair
 from ..functor import FUNCTORS
 from ..schema import schema_family
 from .factories import binary
-from .kinds import ALL, REAL, check_kinds, to_bool
+from .kinds import ALL, EQUALITY, REAL, check_kinds, to_bool
 
 declare = schema_family("elementwise")
 
@@ -40,8 +42,9 @@ declare(
     >>> (ember.tensor([1, 2]) == 2).tolist()
     [False, True]
     """,
+    tf="Equal",
 )
-_eq = binary("eq", "Eq", kinds=ALL, result=to_bool)
+_eq = binary("eq", "Eq", kinds=EQUALITY, result=to_bool)
 declare(
     "ne",
     [
@@ -56,8 +59,9 @@ declare(
     aliases=("not_equal",),
     operators=("__ne__",),
     doc="input != other, elementwise, as a bool tensor.",
+    tf="NotEqual",
 )
-binary("ne", "Ne", kinds=ALL, result=to_bool)
+binary("ne", "Ne", kinds=EQUALITY, result=to_bool)
 declare(
     "lt",
     [
@@ -66,6 +70,7 @@ declare(
     ],
     method=True, inplace="lt_", out=True, differentiable=False, op=("lt", "lt_scalar"), aliases=("less",), operators=("__lt__",),
     doc="input < other, elementwise, as a bool tensor.",
+    tf="Less",
 )
 binary("lt", "Lt", kinds=REAL, result=to_bool)
 declare(
@@ -82,6 +87,7 @@ declare(
     aliases=("less_equal",),
     operators=("__le__",),
     doc="input <= other, elementwise, as a bool tensor.",
+    tf="LessEqual",
 )
 binary("le", "Le", kinds=REAL, result=to_bool)
 declare(
@@ -98,6 +104,7 @@ declare(
     aliases=("greater",),
     operators=("__gt__",),
     doc="input > other, elementwise, as a bool tensor.",
+    tf="Greater",
 )
 binary("gt", "Gt", kinds=REAL, result=to_bool)
 declare(
@@ -114,6 +121,7 @@ declare(
     aliases=("greater_equal",),
     operators=("__ge__",),
     doc="input >= other, elementwise, as a bool tensor.",
+    tf="GreaterEqual",
 )
 binary("ge", "Ge", kinds=REAL, result=to_bool)
 

@@ -52,6 +52,7 @@ declare(
     >>> ember.tensor([1 + 2j]).real.tolist()
     [1.0]
     """,
+    tf="Real",
 )
 FUNCTORS["Real"] = _real
 
@@ -72,7 +73,7 @@ def _imag(input):
     return dispatch(_imag_op, (input,))[0]
 
 
-declare("imag", "Tensor (Tensor input) => Imag", method="property", doc="The imaginary part of a complex tensor, a view.")
+declare("imag", "Tensor (Tensor input) => Imag", method="property", doc="The imaginary part of a complex tensor, a view.", tf="Imag")
 FUNCTORS["Imag"] = _imag
 
 
@@ -106,6 +107,7 @@ declare(
     "Tensor (Tensor input) => Conj",
     method=True, op="conj_physical",
     doc="The complex conjugate; real input is returned as is.",
+    tf="Conj",
 )
 FUNCTORS["Conj"] = _conj
 
@@ -114,6 +116,7 @@ declare(
     "Tensor (Tensor input) => Angle",
     method=True, out=True,
     doc="The argument of a complex number; for real input 0 or pi (NaN stays NaN).",
+    tf="Angle",
 )
 unary("angle", "Angle", kinds=ALL, result=to_real_float)
 

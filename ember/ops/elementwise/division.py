@@ -47,7 +47,6 @@ def _check_rounded(op):
 _div_true = binary("div", "DivTrue", result=to_float, functors=False)
 _div_true[0].tag(sbp=sbp_rules.div_like)
 _div_true[1].tag(sbp=sbp_rules.linear_unary)
-_div_true[0].tag(tf_name="truediv")  # div_scalar nodes take the name too
 _div_true[1].tag(right_identity=1)
 
 
@@ -87,6 +86,7 @@ declare(
     >>> (ember.tensor([7, -7]) // 2).tolist()
     [3, -4]
     """,
+    tf="FloorDiv:floordiv",
 )
 _div_floor = binary("floor_divide", "FloorDivide", kinds=_no_complex_div, check=_check_rounded("floor_divide"))
 _div_floor[0].grad_rule(saves="none")(zero_binary_grad)
@@ -133,6 +133,7 @@ declare(
     >>> ember.div(ember.tensor([7, -7]), 2, rounding_mode='trunc').tolist()
     [3, -3]
     """,
+    tf={"div": "RealDiv:truediv", "div_scalar": "RealDiv:truediv", "div_trunc": "TruncateDiv", "div_trunc_scalar": "TruncateDiv"},
 )
 FUNCTORS["Div"] = _div
 FUNCTORS["DivScalar"] = _div_scalar
@@ -154,6 +155,7 @@ declare(
     >>> (ember.tensor([-3, 3]) % 2).tolist()
     [1, 1]
     """,
+    tf="FloorMod:mod",
 )
 binary("remainder", "Remainder", kinds=REAL, check=_check_rounded("remainder"))
 
@@ -182,6 +184,7 @@ declare(
     >>> ember.fmod(ember.tensor([-3, 3]), 2).tolist()
     [-1, 1]
     """,
+    tf="Mod",
 )
 binary("fmod", "Fmod", kinds=REAL, check=_check_rounded("fmod"))
 

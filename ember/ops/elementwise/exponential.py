@@ -25,8 +25,9 @@ declare(
     "Tensor (Tensor input) => Exp",
     method=True, inplace="exp_", out=True,
     doc="e to the power of input; integers give the default float dtype.",
+    tf="Exp",
 )
-unary("exp", "Exp", kinds=ALL, result=to_float).tag(tf_name="Exp", sbp=sbp_rules.monotone_unary)
+unary("exp", "Exp", kinds=ALL, result=to_float).tag(sbp=sbp_rules.monotone_unary)
 
 
 @unary_grad("exp", saves="outputs")
@@ -51,6 +52,7 @@ declare(
     namespaces="special",
     method=True, inplace="expm1_", out=True,
     doc="exp(input) - 1, accurate near 0.",
+    tf="Expm1",
 )
 unary("expm1", "Expm1", kinds=ALL, result=to_float).tag(sbp=sbp_rules.monotone_unary)
 
@@ -61,8 +63,8 @@ def _expm1_grad(ctx, g):
     return g * cj(y + 1)
 
 
-declare("log", "Tensor (Tensor input) => Log", method=True, inplace="log_", out=True, doc="Natural logarithm.")
-unary("log", "Log", kinds=ALL, result=to_float).tag(tf_name="Log")
+declare("log", "Tensor (Tensor input) => Log", method=True, inplace="log_", out=True, doc="Natural logarithm.", tf="Log")
+unary("log", "Log", kinds=ALL, result=to_float)
 
 
 @unary_grad("log")
@@ -97,6 +99,7 @@ declare(
     namespaces="special",
     method=True, inplace="log1p_", out=True,
     doc="log(1 + input), accurate near 0.",
+    tf="Log1p",
 )
 unary("log1p", "Log1p", kinds=ALL, result=to_float)
 

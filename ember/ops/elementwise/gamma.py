@@ -37,6 +37,7 @@ declare(
     >>> ember.lgamma(ember.tensor([1.0, 0.0])).tolist()
     [0.0, inf]
     """,
+    tf="Lgamma",
 )
 unary("lgamma", "Lgamma", kinds=REAL, result=to_float)
 
@@ -60,6 +61,7 @@ declare(
     >>> round(ember.digamma(ember.tensor([0.5], dtype=ember.float64)).item(), 12)  # -euler_gamma - 2 log 2
     -1.963510026021
     """,
+    tf="Digamma",
 )
 unary("digamma", "Digamma", kinds=REAL, result=to_float)
 

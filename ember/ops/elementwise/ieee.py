@@ -17,15 +17,16 @@ from .kinds import ALL, FLOATING, REAL, to_bool
 
 declare = schema_family("elementwise")
 
-declare("isnan", "Tensor (Tensor input) => Isnan", method=True, differentiable=False, doc="True where input is NaN.")
+declare("isnan", "Tensor (Tensor input) => Isnan", method=True, differentiable=False, doc="True where input is NaN.", tf="IsNan")
 unary("isnan", "Isnan", kinds=ALL, result=to_bool)
-declare("isinf", "Tensor (Tensor input) => Isinf", method=True, differentiable=False, doc="True where input is +-inf.")
+declare("isinf", "Tensor (Tensor input) => Isinf", method=True, differentiable=False, doc="True where input is +-inf.", tf="IsInf")
 unary("isinf", "Isinf", kinds=ALL, result=to_bool)
 declare(
     "isfinite",
     "Tensor (Tensor input) => Isfinite",
     method=True, differentiable=False,
     doc="True where input is neither NaN nor infinite.",
+    tf="IsFinite",
 )
 unary("isfinite", "Isfinite", kinds=ALL, result=to_bool)
 declare(

@@ -18,7 +18,7 @@ from __future__ import annotations
 from ..._core import dtype as _dt
 
 __all__ = [
-    "ALL", "BITS", "FLOATING", "INEXACT", "INTEGER", "NUMERIC", "REAL", "REAL_NO_BOOL",
+    "ALL", "BITS", "EQUALITY", "FLOATING", "INEXACT", "INTEGER", "NUMERIC", "REAL", "REAL_NO_BOOL",
     "bool_to_long", "check_kinds", "check_pair", "same", "to_bool", "to_float", "to_real", "to_real_float",
 ]  # fmt: skip
 
@@ -31,10 +31,12 @@ FLOATING = ("real floating",)
 INEXACT = ("real floating", "complex floating")
 INTEGER = ("integral",)
 BITS = ("bool", "integral")
+EQUALITY = (*ALL, _dt.string)  # == and != also compare strings (with strings: promotion refuses a mix)
 
 
 def _kinds_text(kinds: tuple) -> str:
-    return " or ".join(kinds).replace("numeric", "numeric (integer, floating or complex)")
+    names = [k if isinstance(k, str) else k.name for k in kinds]
+    return " or ".join(names).replace("numeric", "numeric (integer, floating or complex)")
 
 
 def check_kinds(op: str, arg: str, dtype: _dt.DType, kinds: tuple) -> None:

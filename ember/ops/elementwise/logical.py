@@ -20,6 +20,7 @@ declare(
     "Tensor (Tensor input) => LogicalNot",
     method=True, inplace="logical_not_", out=True, differentiable=False,
     doc="``not input`` elementwise, as a bool tensor (nonzero is true).",
+    tf="LogicalNot",
 )
 unary("logical_not", "LogicalNot", kinds=ALL, result=to_bool)
 declare(
@@ -30,6 +31,7 @@ declare(
     ],
     method=True, inplace="logical_and_", out=True, differentiable=False, op=("logical_and", "logical_and_scalar"),
     doc="Logical and of the truth values (nonzero is true), as a bool tensor.",
+    tf="LogicalAnd",
 )
 binary("logical_and", "LogicalAnd", kinds=ALL, result=to_bool)
 declare(
@@ -40,6 +42,7 @@ declare(
     ],
     method=True, inplace="logical_or_", out=True, differentiable=False, op=("logical_or", "logical_or_scalar"),
     doc="Logical or of the truth values (nonzero is true), as a bool tensor.",
+    tf="LogicalOr",
 )
 binary("logical_or", "LogicalOr", kinds=ALL, result=to_bool)
 declare(
@@ -50,5 +53,6 @@ declare(
     ],
     method=True, inplace="logical_xor_", out=True, differentiable=False, op=("logical_xor", "logical_xor_scalar"),
     doc="Logical xor of the truth values (nonzero is true), as a bool tensor.",
+    tf="LogicalXor",
 )
 binary("logical_xor", "LogicalXor", kinds=ALL, result=to_bool)

@@ -40,9 +40,10 @@ declare(
     ],
     method=True, out=True, op=("maximum", "maximum_scalar"),
     doc="Elementwise maximum; NaN propagates.",
+    tf="Maximum",
 )
 _maximum, _maximum_scalar = binary("maximum", "Maximum", kinds=REAL)
-_maximum.tag(tf_name="Maximum", sbp=sbp_rules.maximum_like)
+_maximum.tag(sbp=sbp_rules.maximum_like)
 _maximum_scalar.tag(sbp=sbp_rules.monotone_unary)  # maximum_scalar nodes take the name too
 
 
@@ -66,9 +67,10 @@ declare(
     ],
     method=True, out=True, op=("minimum", "minimum_scalar"),
     doc="Elementwise minimum; NaN propagates.",
+    tf="Minimum",
 )
 _minimum, _minimum_scalar = binary("minimum", "Minimum", kinds=REAL)
-_minimum.tag(tf_name="Minimum", sbp=sbp_rules.minimum_like)
+_minimum.tag(sbp=sbp_rules.minimum_like)
 _minimum_scalar.tag(sbp=sbp_rules.monotone_unary)
 
 

@@ -31,8 +31,9 @@ declare(
     >>> ember.sqrt(ember.tensor([4, 9])).tolist()
     [2.0, 3.0]
     """,
+    tf="Sqrt",
 )
-unary("sqrt", "Sqrt", kinds=ALL, result=to_float).tag(tf_name="Sqrt")
+unary("sqrt", "Sqrt", kinds=ALL, result=to_float)
 
 
 @unary_grad("sqrt", saves="outputs")
@@ -41,8 +42,8 @@ def _sqrt_grad(ctx, g):
     return g / cj(2 * y)
 
 
-declare("rsqrt", "Tensor (Tensor input) => Rsqrt", method=True, inplace="rsqrt_", out=True, doc="1 / sqrt(input).")
-unary("rsqrt", "Rsqrt", kinds=ALL, result=to_float).tag(tf_name="Rsqrt")
+declare("rsqrt", "Tensor (Tensor input) => Rsqrt", method=True, inplace="rsqrt_", out=True, doc="1 / sqrt(input).", tf="Rsqrt")
+unary("rsqrt", "Rsqrt", kinds=ALL, result=to_float)
 
 
 @unary_grad("rsqrt", saves="outputs")
@@ -56,8 +57,9 @@ declare(
     "Tensor (Tensor input) => Square",
     method=True, inplace="square_", out=True,
     doc="input * input (bool gives int64, as PyTorch's ``pow(bool, 2)``).",
+    tf="Square",
 )
-unary("square", "Square", kinds=ALL, result=bool_to_long).tag(tf_name="Square")
+unary("square", "Square", kinds=ALL, result=bool_to_long)
 
 
 @unary_grad("square")
@@ -71,6 +73,7 @@ declare(
     "Tensor (Tensor input) => Reciprocal",
     method=True, inplace="reciprocal_", out=True,
     doc="1 / input; integers give the default float dtype.",
+    tf="Reciprocal",
 )
 unary("reciprocal", "Reciprocal", kinds=ALL, result=to_float)
 
@@ -109,6 +112,7 @@ declare(
     >>> (2 ** ember.tensor([1, 2, 3])).tolist(), (ember.tensor([1.5]) ** 2).tolist()
     ([2, 4, 8], [2.25])
     """,
+    tf="Pow:pow",
 )
 _pow = binary("pow", "Pow", kinds=ALL, check=_check_pow_tensor)
 _pow[1].tag(right_identity=1)  # x ** 1 is x

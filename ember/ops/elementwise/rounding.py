@@ -22,10 +22,11 @@ declare(
     "Tensor (Tensor input) => Floor",
     method=True, inplace="floor_", out=True,
     doc="Round down to an integer value (integers are returned unchanged).",
+    tf="Floor",
 )
 unary("floor", "Floor", kinds=REAL_NO_BOOL).tag(sbp=sbp_rules.monotone_unary).grad_rule(saves="none")(zero_unary_grad)
 
-declare("ceil", "Tensor (Tensor input) => Ceil", method=True, inplace="ceil_", out=True, doc="Round up to an integer value.")
+declare("ceil", "Tensor (Tensor input) => Ceil", method=True, inplace="ceil_", out=True, doc="Round up to an integer value.", tf="Ceil")
 unary("ceil", "Ceil", kinds=REAL_NO_BOOL).tag(sbp=sbp_rules.monotone_unary).grad_rule(saves="none")(zero_unary_grad)
 
 declare(
@@ -53,6 +54,7 @@ declare(
     >>> ember.round(ember.tensor([0.5, 1.5, 2.567]), decimals=0).tolist()
     [0.0, 2.0, 3.0]
     """,
+    tf="Round",
 )
 unary("round", "Round", kinds=REAL_NO_BOOL, attrs=("decimals",), check=_check_round).tag(sbp=sbp_rules.monotone_unary).grad_rule(saves="none")(zero_unary_grad)
 

@@ -28,8 +28,9 @@ declare(
     >>> ember.abs(ember.tensor([-1.5, 2.0])).tolist()
     [1.5, 2.0]
     """,
+    tf="Abs",
 )
-unary("abs", "Abs", kinds=NUMERIC, result=to_real).tag(tf_name="Abs")
+unary("abs", "Abs", kinds=NUMERIC, result=to_real)
 
 
 @unary_grad("abs")
@@ -48,6 +49,7 @@ declare(
     >>> ember.sign(ember.tensor([-2.5, 0.0, 3.0])).tolist()
     [-1.0, 0.0, 1.0]
     """,
+    tf="Sign",
 )
 unary("sign", "Sign", kinds=REAL).tag(sbp=sbp_rules.monotone_unary).grad_rule(saves="none")(zero_unary_grad)  # zero almost everywhere
 

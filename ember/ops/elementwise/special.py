@@ -32,6 +32,7 @@ declare(
     >>> ember.erf(ember.tensor([0.0, -30.0])).tolist()
     [0.0, -1.0]
     """,
+    tf="Erf",
 )
 unary("erf", "Erf", kinds=REAL, result=to_float).tag(sbp=sbp_rules.monotone_unary)
 
@@ -48,6 +49,7 @@ declare(
     namespaces="special",
     method=True, inplace="erfc_", out=True,
     doc="1 - erf(input), accurate in the tail.",
+    tf="Erfc",
 )
 unary("erfc", "Erfc", kinds=REAL, result=to_float)
 
@@ -88,8 +90,9 @@ declare(
     namespaces=("nn.functional", "special:expit"),
     method=True, inplace="sigmoid_", out=True,
     doc="1 / (1 + exp(-input)), computed without overflow.",
+    tf="Sigmoid",
 )
-unary("sigmoid", "Sigmoid", kinds=ALL, result=to_float).tag(tf_name="Sigmoid", sbp=sbp_rules.monotone_unary)
+unary("sigmoid", "Sigmoid", kinds=ALL, result=to_float).tag(sbp=sbp_rules.monotone_unary)
 
 
 @unary_grad("sigmoid", saves="outputs")

@@ -22,7 +22,7 @@ from .kinds import INEXACT, check_kinds
 
 declare = schema_family("elementwise")
 
-_where_op = OpExpr("where", ("condition", "input", "other"), ("out",)).tag(tf_name="Select", sbp=sbp_rules.where, elementwise=True)
+_where_op = OpExpr("where", ("condition", "input", "other"), ("out",)).tag(sbp=sbp_rules.where, elementwise=True)
 
 
 @_where_op.shape_rule
@@ -61,6 +61,7 @@ declare(
     >>> ember.where(ember.tensor([True, False]), ember.tensor([1, 2]), 0).tolist()
     [1, 0]
     """,
+    tf="Select",
 )
 FUNCTORS["Where"] = _where
 

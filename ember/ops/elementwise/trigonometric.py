@@ -17,7 +17,7 @@ from .kinds import ALL, FLOATING, REAL, to_float
 
 declare = schema_family("elementwise")
 
-declare("sin", "Tensor (Tensor input) => Sin", method=True, inplace="sin_", out=True, doc="Sine.")
+declare("sin", "Tensor (Tensor input) => Sin", method=True, inplace="sin_", out=True, doc="Sine.", tf="Sin")
 unary("sin", "Sin", kinds=ALL, result=to_float)
 
 
@@ -27,7 +27,7 @@ def _sin_grad(ctx, g):
     return g * cj(_F().cos(x))
 
 
-declare("cos", "Tensor (Tensor input) => Cos", method=True, inplace="cos_", out=True, doc="Cosine.")
+declare("cos", "Tensor (Tensor input) => Cos", method=True, inplace="cos_", out=True, doc="Cosine.", tf="Cos")
 unary("cos", "Cos", kinds=ALL, result=to_float)
 
 
@@ -37,7 +37,7 @@ def _cos_grad(ctx, g):
     return -g * cj(_F().sin(x))
 
 
-declare("tan", "Tensor (Tensor input) => Tan", method=True, inplace="tan_", out=True, doc="Tangent.")
+declare("tan", "Tensor (Tensor input) => Tan", method=True, inplace="tan_", out=True, doc="Tangent.", tf="Tan")
 unary("tan", "Tan", kinds=ALL, result=to_float)
 
 
@@ -47,7 +47,7 @@ def _tan_grad(ctx, g):
     return g * cj(1 + y * y)
 
 
-declare("asin", "Tensor (Tensor input) => Asin", method=True, inplace="asin_", out=True, aliases=("arcsin",), doc="Inverse sine.")
+declare("asin", "Tensor (Tensor input) => Asin", method=True, inplace="asin_", out=True, aliases=("arcsin",), doc="Inverse sine.", tf="Asin")
 unary("asin", "Asin", kinds=ALL, result=to_float)
 
 
@@ -62,6 +62,7 @@ declare(
     "Tensor (Tensor input) => Acos",
     method=True, inplace="acos_", out=True, aliases=("arccos",),
     doc="Inverse cosine.",
+    tf="Acos",
 )
 unary("acos", "Acos", kinds=ALL, result=to_float)
 
@@ -77,6 +78,7 @@ declare(
     "Tensor (Tensor input) => Atan",
     method=True, inplace="atan_", out=True, aliases=("arctan",),
     doc="Inverse tangent.",
+    tf="Atan",
 )
 unary("atan", "Atan", kinds=ALL, result=to_float).tag(sbp=sbp_rules.monotone_unary)
 
@@ -87,7 +89,7 @@ def _atan_grad(ctx, g):
     return g / cj(1 + x * x)
 
 
-declare("sinh", "Tensor (Tensor input) => Sinh", method=True, inplace="sinh_", out=True, doc="Hyperbolic sine.")
+declare("sinh", "Tensor (Tensor input) => Sinh", method=True, inplace="sinh_", out=True, doc="Hyperbolic sine.", tf="Sinh")
 unary("sinh", "Sinh", kinds=ALL, result=to_float)
 
 
@@ -97,7 +99,7 @@ def _sinh_grad(ctx, g):
     return g * cj(_F().cosh(x))
 
 
-declare("cosh", "Tensor (Tensor input) => Cosh", method=True, inplace="cosh_", out=True, doc="Hyperbolic cosine.")
+declare("cosh", "Tensor (Tensor input) => Cosh", method=True, inplace="cosh_", out=True, doc="Hyperbolic cosine.", tf="Cosh")
 unary("cosh", "Cosh", kinds=ALL, result=to_float)
 
 
@@ -107,8 +109,8 @@ def _cosh_grad(ctx, g):
     return g * cj(_F().sinh(x))
 
 
-declare("tanh", "Tensor (Tensor input) => Tanh", namespaces="nn.functional", method=True, inplace="tanh_", out=True, doc="Hyperbolic tangent.")
-unary("tanh", "Tanh", kinds=ALL, result=to_float).tag(tf_name="Tanh", sbp=sbp_rules.monotone_unary)
+declare("tanh", "Tensor (Tensor input) => Tanh", namespaces="nn.functional", method=True, inplace="tanh_", out=True, doc="Hyperbolic tangent.", tf="Tanh")
+unary("tanh", "Tanh", kinds=ALL, result=to_float).tag(sbp=sbp_rules.monotone_unary)
 
 
 @unary_grad("tanh", saves="outputs")
@@ -122,6 +124,7 @@ declare(
     "Tensor (Tensor input) => Asinh",
     method=True, inplace="asinh_", out=True, aliases=("arcsinh",),
     doc="Inverse hyperbolic sine.",
+    tf="Asinh",
 )
 unary("asinh", "Asinh", kinds=ALL, result=to_float).tag(sbp=sbp_rules.monotone_unary)
 
@@ -137,6 +140,7 @@ declare(
     "Tensor (Tensor input) => Acosh",
     method=True, inplace="acosh_", out=True, aliases=("arccosh",),
     doc="Inverse hyperbolic cosine.",
+    tf="Acosh",
 )
 unary("acosh", "Acosh", kinds=ALL, result=to_float)
 
@@ -153,6 +157,7 @@ declare(
     "Tensor (Tensor input) => Atanh",
     method=True, inplace="atanh_", out=True, aliases=("arctanh",),
     doc="Inverse hyperbolic tangent.",
+    tf="Atanh",
 )
 unary("atanh", "Atanh", kinds=ALL, result=to_float)
 
@@ -171,6 +176,7 @@ declare(
     ],
     method=True, inplace="atan2_", out=True, op=("atan2", "atan2_scalar"), aliases=("arctan2",),
     doc="The angle of the point (other, input): atan(input / other) in the right quadrant.",
+    tf="Atan2",
 )
 binary("atan2", "Atan2", kinds=REAL, result=to_float)
 

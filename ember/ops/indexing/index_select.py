@@ -48,6 +48,7 @@ declare(
     >>> ember.tensor([[1, 2], [3, 4]]).index_select(0, ember.tensor([1, 1, 0])).tolist()
     [[3, 4], [3, 4], [1, 2]]
     """,
+    tf="GatherV2",
 )
 @functor("IndexSelect")
 def index_select(input, dim, index, out=None):

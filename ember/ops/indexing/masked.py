@@ -200,6 +200,7 @@ declare(
     >>> ember.tensor([[0, 1], [2, 0]]).nonzero().tolist()
     [[0, 1], [1, 0]]
     """,
+    tf="Where",
 )
 @functor("Nonzero")
 def nonzero(input, as_tuple=False, out=None):

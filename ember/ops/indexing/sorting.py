@@ -35,7 +35,10 @@ kthvalue_result = collections.namedtuple("kthvalue", ("values", "indices"))
 
 
 def _check_sortable(op: str, x: Tensor) -> None:
-    if x._dtype.is_complex or x._dtype is _dt.string:
+    if x._dtype is _dt.string:  # TensorFlow has no string sort either; its tf.sort raises TypeError too
+        raise TypeError(f"{op}(): argument 'input' has dtype {x._dtype}, which {op}() does not support: strings have no "
+                        "order here (supported: bool, integer and real floating dtypes)")
+    if x._dtype.is_complex:
         raise RuntimeError(f"{op}(): {x._dtype} tensors are not supported (complex numbers have no order)")
 
 
@@ -105,6 +108,7 @@ declare(
     >>> ember.tensor([1, 5, 3, 4]).topk(2).values.tolist()
     [5, 4]
     """,
+    tf="TopKV2",
 )
 @functor("Topk")
 def topk(input, k, dim=-1, largest=True, sorted=True):

@@ -150,6 +150,7 @@ declare(
     >>> ember.einsum("ij,j->i", [ember.ones((2, 3)), ember.ones(3)]).tolist()
     [3.0, 3.0]
     """,
+    tf="Einsum",
 )
 @functor("Einsum")
 def einsum(equation, operands, out=None):

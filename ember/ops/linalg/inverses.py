@@ -40,6 +40,7 @@ declare(
     >>> ember.linalg.inv(ember.tensor([[2.0, 0.0], [0.0, 4.0]])).tolist()
     [[0.5, 0.0], [0.0, 0.25]]
     """,
+    tf="MatrixInverse",
 )
 @functor("LinalgInv")
 def linalg_inv(A, out=None):
@@ -68,6 +69,7 @@ declare(
     >>> ember.linalg.det(ember.tensor([[1.0, 2.0], [3.0, 4.0]])).item()
     -2.0000000000000004
     """,
+    tf="MatrixDeterminant",
 )
 @functor("LinalgDet")
 def linalg_det(A, out=None):

@@ -84,7 +84,7 @@ def matmul_shape(sa: tuple, sb: tuple) -> tuple:
     return batch + ((ma[-2],) if na > 1 else ()) + (sb[-1],)
 
 
-MATMUL = OpExpr("matmul", ("input", "other"), ("out",)).tag(tf_name="MatMul", row_wise="rows", sbp=sbp_rules.matmul)
+MATMUL = OpExpr("matmul", ("input", "other"), ("out",)).tag(row_wise="rows", sbp=sbp_rules.matmul)
 
 
 @MATMUL.shape_rule
@@ -110,6 +110,7 @@ declare(
     >>> (ember.ones((2, 3)) @ ember.ones(3)).tolist()
     [3.0, 3.0]
     """,
+    tf="MatMul",
 )
 declare(
     "linalg.matmul",

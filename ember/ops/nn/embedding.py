@@ -89,6 +89,7 @@ declare(
     >>> ember.one_hot(ember.tensor([0, 2])).tolist()
     [[1, 0, 0], [0, 0, 1]]
     """,
+    tf="OneHot",
 )
 @functor("OneHot")
 def one_hot(tensor, num_classes):

@@ -54,6 +54,7 @@ declare(
     >>> ember.softmax(ember.tensor([[1.0, 1.0], [0.0, 0.0]]), dim=1).tolist()
     [[0.5, 0.5], [0.5, 0.5]]
     """,
+    tf="Softmax",
 )
 @functor("Softmax")
 def softmax(input, dim, _stacklevel, dtype):
@@ -61,7 +62,7 @@ def softmax(input, dim, _stacklevel, dtype):
     return dispatch(_SOFTMAX, (input,), {"dim": dim, "dtype": dtype})[0]
 
 
-_SOFTMAX = _softmax_op("softmax").tag(tf_name="Softmax", row_wise="features", sbp=sbp_rules.nn.softmax)
+_SOFTMAX = _softmax_op("softmax").tag(row_wise="features", sbp=sbp_rules.nn.softmax)
 
 
 @_SOFTMAX.grad_rule(saves="outputs")
@@ -83,6 +84,7 @@ declare(
     >>> [f"{v:.4f}" for v in ember.log_softmax(ember.tensor([0.0, 0.0]), dim=0).tolist()]
     ['-0.6931', '-0.6931']
     """,
+    tf="LogSoftmax",
 )
 @functor("LogSoftmax")
 def log_softmax(input, dim, _stacklevel, dtype):
@@ -90,7 +92,7 @@ def log_softmax(input, dim, _stacklevel, dtype):
     return dispatch(_LOG_SOFTMAX, (input,), {"dim": dim, "dtype": dtype})[0]
 
 
-_LOG_SOFTMAX = _softmax_op("log_softmax").tag(tf_name="LogSoftmax", row_wise="features", sbp=sbp_rules.nn.softmax)
+_LOG_SOFTMAX = _softmax_op("log_softmax").tag(row_wise="features", sbp=sbp_rules.nn.softmax)
 
 
 @_LOG_SOFTMAX.grad_rule(saves="outputs")

@@ -62,7 +62,7 @@ def _extremum_grad(ctx, g):
 
 # --- amax, amin ----------------------------------------------------------------------------
 
-AMAX = reduction_op("amax", ORDERED, _same).tag(tf_name="Max", sbp=sbp_rules.reduction.amax_rule)
+AMAX = reduction_op("amax", ORDERED, _same).tag(sbp=sbp_rules.reduction.amax_rule)
 
 declare(
     "amax",
@@ -74,17 +74,19 @@ declare(
     >>> ember.tensor([[1, 5], [4, 2]]).amax(-1).tolist()
     [5, 4]
     """,
+    tf="Max",
 )
 functor("Amax")(_extremum(AMAX, "amax"))
 AMAX.grad_rule(saves="both")(_extremum_grad)
 
-AMIN = reduction_op("amin", ORDERED, _same).tag(tf_name="Min", sbp=sbp_rules.reduction.amin_rule)
+AMIN = reduction_op("amin", ORDERED, _same).tag(sbp=sbp_rules.reduction.amin_rule)
 
 declare(
     "amin",
     "Tensor (Tensor input, IntList? dim=None, Bool keepdim=False) => Amin",
     method=True, out=True,
     doc="The minimum over ``dim`` (all when None or empty); NaN propagates.",
+    tf="Min",
 )
 functor("Amin")(_extremum(AMIN, "amin"))
 AMIN.grad_rule(saves="both")(_extremum_grad)
@@ -248,6 +250,7 @@ declare(
     >>> ember.tensor([[1, 5], [4, 2]]).argmax().item()
     1
     """,
+    tf="ArgMax",
 )
 functor("Argmax")(_arg(ARGMAX, "argmax"))
 
@@ -258,5 +261,6 @@ declare(
     "Tensor (Tensor input, Int? dim=None, Bool keepdim=False) => Argmin",
     method=True, out=True, differentiable=False,
     doc="Index (int64) of the first minimum along ``dim``, or in the flattened input.",
+    tf="ArgMin",
 )
 functor("Argmin")(_arg(ARGMIN, "argmin"))

@@ -34,6 +34,7 @@ declare(
     >>> ember.tensor([[1, 0], [2, 3]]).all(1).tolist()
     [False, True]
     """,
+    tf="All",
 )
 @functor("All")
 def all_(input, dim, keepdim, out=None):
@@ -52,6 +53,7 @@ declare(
     >>> ember.tensor([0.0, 0.5]).any().item()
     True
     """,
+    tf="Any",
 )
 @functor("Any")
 def any_(input, dim, keepdim, out=None):

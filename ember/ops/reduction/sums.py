@@ -65,7 +65,7 @@ def exclusive_cumprod(x, dim: int, reverse: bool = False):
 
 # --- sum ---------------------------------------------------------------------------------
 
-SUM = reduction_op("sum", NUMERIC, _sum_result).tag(tf_name="Sum", sbp=sbp_rules.reduction.sum_rule)
+SUM = reduction_op("sum", NUMERIC, _sum_result).tag(sbp=sbp_rules.reduction.sum_rule)
 
 declare(
     "sum",
@@ -77,6 +77,7 @@ declare(
     >>> ember.tensor([[1, 2], [3, 4]]).sum(0).tolist()
     [4, 6]
     """,
+    tf="Sum",
 )
 functor("Sum")(_simple(SUM))
 
@@ -90,7 +91,7 @@ def _sum_grad(ctx, g):
 
 # --- prod --------------------------------------------------------------------------------
 
-PROD = reduction_op("prod", NUMERIC, _sum_result).tag(tf_name="Prod", sbp=sbp_rules.reduction.local_reduction)
+PROD = reduction_op("prod", NUMERIC, _sum_result).tag(sbp=sbp_rules.reduction.local_reduction)
 
 declare(
     "prod",
@@ -102,6 +103,7 @@ declare(
     >>> ember.tensor([2, 3, 4]).prod().item()
     24
     """,
+    tf="Prod",
 )
 functor("Prod")(_simple(PROD))
 
@@ -149,7 +151,7 @@ def _mean_result(dtype, requested):
     return dtype
 
 
-MEAN = reduction_op("mean", NUMERIC, _mean_result).tag(tf_name="Mean", sbp=sbp_rules.reduction.mean_rule)
+MEAN = reduction_op("mean", NUMERIC, _mean_result).tag(sbp=sbp_rules.reduction.mean_rule)
 
 declare(
     "mean",
@@ -161,6 +163,7 @@ declare(
     >>> ember.tensor([[1.0, 2.0], [3.0, 5.0]]).mean(1, keepdim=True).tolist()
     [[1.5], [4.0]]
     """,
+    tf="Mean",
 )
 functor("Mean")(_simple(MEAN))
 
@@ -207,6 +210,7 @@ declare(
     >>> ember.tensor([1, 2, 3]).cumsum(0).tolist()
     [1, 3, 6]
     """,
+    tf="Cumsum",
 )
 functor("Cumsum")(_cumulative(CUMSUM))
 
@@ -233,6 +237,7 @@ declare(
     >>> ember.tensor([1, 2, 3]).cumprod(0).tolist()
     [1, 2, 6]
     """,
+    tf="Cumprod",
 )
 functor("Cumprod")(_cumulative(CUMPROD))
 

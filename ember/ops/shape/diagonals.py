@@ -88,6 +88,7 @@ declare(
     >>> ember.diag(ember.tensor([1, 2])).tolist()
     [[1, 0], [0, 2]]
     """,
+    tf="Diag",
 )
 @functor("Diag")
 def diag(input, diagonal=0, out=None):

@@ -50,6 +50,7 @@ declare(
     >>> ember.flip(ember.tensor([[1, 2], [3, 4]]), axis=(0, 1)).tolist()
     [[4, 3], [2, 1]]
     """,
+    tf="ReverseV2",
 )
 @functor("Flip")
 def flip(input, dims, axis=None):
@@ -95,6 +96,7 @@ declare(
     >>> ember.roll(ember.tensor([1, 2, 3, 4]), 1).tolist()
     [4, 1, 2, 3]
     """,
+    tf="Roll",
 )
 @functor("Roll")
 def roll(input, shifts, dims=None, axis=None):

@@ -40,13 +40,14 @@ declare(
     >>> ember.cat([ember.tensor([[1, 2]]), ember.tensor([[3.5, 4]])]).tolist()
     [[1.0, 2.0], [3.5, 4.0]]
     """,
+    tf="ConcatV2:concat",
 )
 @functor("Cat")
 def cat(tensors, dim=0, out=None):
     return run(_CAT, tuple(tensors), {"dim": dim}, out)
 
 
-_CAT = OpExpr("cat", ("tensors",), ("out",)).tag(tf_name="concat", sbp=sbp_rules.shape.cat)
+_CAT = OpExpr("cat", ("tensors",), ("out",)).tag(sbp=sbp_rules.shape.cat)
 
 
 @_CAT.shape_rule

@@ -36,6 +36,7 @@ declare(
     >>> ember.tensor([1, 2]).repeat(2, 2).tolist()
     [[1, 2, 1, 2], [1, 2, 1, 2]]
     """,
+    tf="Tile",
 )
 @functor("Repeat")
 def repeat(input, repeats):

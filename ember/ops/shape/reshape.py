@@ -51,6 +51,7 @@ declare(
     >>> ember.tensor([1, 2, 3, 4]).view(2, -1).tolist()
     [[1, 2], [3, 4]]
     """,
+    tf={"view": "Reshape", "view_dtype": "Bitcast"},
 )
 @functor("View")
 def view(input, size):
@@ -118,7 +119,7 @@ def _view_sizes(x, size):
     return x._view(shape, stride, x._offset)
 
 
-_VIEW = view_op("view", _view_sizes, ("size",)).tag(tf_name="Reshape", shape_role="reshape", sbp=sbp_rules.shape.reshape)
+_VIEW = view_op("view", _view_sizes, ("size",)).tag(shape_role="reshape", sbp=sbp_rules.shape.reshape)
 _VIEW_DTYPE = view_op("view_dtype", _views._view_dtype, ("dtype",))
 _VIEW.grad_rule(saves="none")(_reshape_grad)
 
@@ -151,6 +152,7 @@ declare(
     >>> ember.reshape(ember.tensor([[1, 2], [3, 4]]).t(), (-1,)).tolist()
     [1, 3, 2, 4]
     """,
+    tf={"view": "Reshape", "reshape_copy": "Reshape"},
 )
 @functor("Reshape")
 def reshape(input, shape):
@@ -247,6 +249,7 @@ declare(
     >>> ember.zeros(1, 2, 1).squeeze((0, 2)).shape
     ember.Size([2])
     """,
+    tf="Squeeze",
 )
 simple_view("Squeeze", "squeeze", _views.squeeze, ("dim",)).tag(shape_role="reshape", sbp=sbp_rules.shape.squeeze).grad_rule(saves="none")(_reshape_grad)
 
@@ -261,6 +264,7 @@ declare(
     >>> ember.zeros(2, 3).unsqueeze(-1).shape
     ember.Size([2, 3, 1])
     """,
+    tf="ExpandDims",
 )
 UNSQUEEZE = simple_view("Unsqueeze", "unsqueeze", _views.unsqueeze, ("dim",)).tag(shape_role="reshape", sbp=sbp_rules.shape.unsqueeze)
 
@@ -304,6 +308,7 @@ declare(
     >>> ember.zeros(3, 1).expand(2, 3, 4).shape
     ember.Size([2, 3, 4])
     """,
+    tf="BroadcastTo",
 )
 simple_view("Expand", "expand", _views.expand, ("size",)).tag(shape_role="identity_if_same_shape", sbp=sbp_rules.shape.expand).grad_rule(saves="none")(_sum_to_grad)
 

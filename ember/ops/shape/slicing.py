@@ -47,6 +47,7 @@ declare(
     >>> ember.tensor([0, 1, 2, 3]).narrow(0, 1, 2).tolist()
     [1, 2]
     """,
+    tf="StridedSlice:strided_slice",
 )
 _NARROW = simple_view("Narrow", "narrow", _views.narrow, ("dim", "start", "length")).tag(sbp=sbp_rules.shape.narrow)
 
@@ -71,6 +72,7 @@ declare(
     >>> ember.tensor([[1, 2], [3, 4]]).select(1, 0).tolist()
     [1, 3]
     """,
+    tf="StridedSlice:strided_slice",
 )
 _SELECT = simple_view("Select", "select", _views.select, ("dim", "index")).tag(sbp=sbp_rules.shape.select)
 
@@ -95,6 +97,7 @@ declare(
     >>> [t.tolist() for t in ember.tensor([[1, 2], [3, 4]]).unbind(1)]
     [[1, 3], [2, 4]]
     """,
+    tf="Unpack:unstack",
 )
 _UNBIND = simple_view("Unbind", "unbind", _views.unbind, ("dim",), multi=True).tag(sbp=sbp_rules.shape.unbind)
 

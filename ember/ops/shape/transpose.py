@@ -32,6 +32,7 @@ declare(
     >>> ember.zeros(2, 3, 4).transpose(0, 2).shape
     ember.Size([4, 3, 2])
     """,
+    tf="Transpose:transpose",
 )
 declare(
     "swapaxes",
@@ -44,7 +45,7 @@ declare(
     ember.Size([4, 3, 2])
     """,
 )
-_TRANSPOSE = simple_view("Transpose", "transpose", _views.transpose, ("dim0", "dim1")).tag(tf_name="transpose", shape_role="permute", sbp=sbp_rules.shape.transpose)
+_TRANSPOSE = simple_view("Transpose", "transpose", _views.transpose, ("dim0", "dim1")).tag(shape_role="permute", sbp=sbp_rules.shape.transpose)
 
 
 @_TRANSPOSE.grad_rule(saves="none")
@@ -62,8 +63,9 @@ declare(
     >>> ember.permute(ember.zeros(2, 3, 4), (2, 0, 1)).shape
     ember.Size([4, 2, 3])
     """,
+    tf="Transpose:transpose",
 )
-_PERMUTE = simple_view("Permute", "permute", _views.permute, ("dims",)).tag(tf_name="transpose", shape_role="permute", sbp=sbp_rules.shape.permute)
+_PERMUTE = simple_view("Permute", "permute", _views.permute, ("dims",)).tag(shape_role="permute", sbp=sbp_rules.shape.permute)
 
 
 @_PERMUTE.grad_rule(saves="none")

@@ -15,6 +15,9 @@ __all__ = ["lerp", "lerp_scalar", "where"]
 def where(outs, ins, attrs):
     """``a`` where ``c``, ``b`` elsewhere, both in their promoted dtype."""
     c, a, b = ins
+    if a.dtype == object:  # strings (promotion made sure both are): selected as they are
+        np.copyto(outs[0], np.where(c, a, b))
+        return
     promoted = _dt.promote_types(EMBER[a.dtype], EMBER[b.dtype]).numpy_dtype
     np.copyto(outs[0], np.where(c, cast(a, promoted), cast(b, promoted)), casting="unsafe")
 
