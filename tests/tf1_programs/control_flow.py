@@ -15,7 +15,7 @@ def main():
     target = tf.placeholder(tf.float32, [], name="target")
 
     def not_converged(i, estimate):
-        return tf.logical_and(i < 50, tf.abs(estimate * estimate - target) > 1e-4)
+        return tf.logical_and(i < 50, tf.abs(estimate * estimate - target) > 1e-4 * target)
 
     def newton_step(i, estimate):
         return i + 1, 0.5 * (estimate + target / estimate)
