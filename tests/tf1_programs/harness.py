@@ -4,9 +4,9 @@ Standard library only: ``record.py`` imports it under TensorFlow's environment, 
 ember's. A program is a script that begins with ``import ember.compat.v1 as tf``; under TensorFlow
 the same source runs with that line replaced by ``import tensorflow.compat.v1 as tf``.
 
-Outputs are compared line by line: the text with numbers taken out must be the same (runs of spaces
-count as one, since NumPy pads arrays to their widest value), integers must be equal, and floats
-close within the program's tolerance.
+Outputs are compared line by line: the text with numbers taken out must be the same (whitespace
+aside, since NumPy pads arrays to their widest value and sign), the same count of numbers, integers
+equal, and floats close within the program's tolerance.
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ def run_program(name: str, framework: str, python: str = sys.executable) -> subp
 
 
 def _split(line: str) -> tuple[str, list[str]]:
-    template = " ".join(_NUMBER.sub("#", line).split())
+    template = "".join(_NUMBER.sub(" # ", line).split())
     return template, _NUMBER.findall(line)
 
 

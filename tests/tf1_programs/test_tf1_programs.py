@@ -13,7 +13,19 @@ import re
 
 import pytest
 
-from .harness import EMBER_IMPORT, EXPECTED, HERE, PROGRAMS, TENSORFLOW_NEEDS, compare, run_program, source_path, tolerance
+from .harness import (
+    EMBER_IMPORT,
+    EXPECTED,
+    HERE,
+    PROGRAMS,
+    TENSORFLOW_IMPORT,
+    TENSORFLOW_NEEDS,
+    compare,
+    run_program,
+    source_path,
+    tensorflow_source,
+    tolerance,
+)
 
 
 def _check_exit(name, framework, result):
@@ -28,7 +40,36 @@ def test_every_program_is_listed_and_recorded():
     for name in PROGRAMS:
         source = source_path(name).read_text()
         assert re.search(rf"^{re.escape(EMBER_IMPORT)}\b", source, re.MULTILINE), f"{name} does not import {EMBER_IMPORT}"
-        assert "tensorflow" not in source.replace("TensorFlow", ""), f"{name} names tensorflow beyond its docstring"
+        assert "tensorflow" not in source.replace("TensorFlow", ""), (
+            f"{name} names the tensorflow module: only its import line may differ"
+        )
+
+
+@pytest.mark.parametrize(
+    ("expected", "actual", "same"),
+    [
+        ("loss 0.250000\n", "loss 0.250100\n", True),  # within rtol=1e-3
+        ("loss 0.250000\n", "loss 0.251000\n", False),
+        ("w [ 1.5 -0.25]\n", "w [1.5000001 -0.25]\n", True),  # NumPy's padding is not compared
+        ("dense_1/kernel:0 [2, 32]\n", "dense_2/kernel:0 [2, 32]\n", False),  # names are text
+        ("after 3 steps\n", "after 3.0 steps\n", False),  # an int printed as a float is a dtype change
+        ("value nan\n", "value nan\n", True),
+        ("value nan\n", "value 0.0\n", False),
+        ("model.ckpt-15\n", "model.ckpt-16\n", False),
+        ("a 1\nb 2\n", "a 1\n", False),
+        ('Tensor("add:0", shape=(?, 3), dtype=float32)\n', 'Tensor("add:0", shape=(None, 3), dtype=float32)\n', False),
+    ],
+)
+def test_outputs_compare_numbers_within_tolerance_and_text_exactly(expected, actual, same):
+    assert (compare(expected, actual) == []) is same
+
+
+def test_the_import_line_is_the_only_change():
+    source = source_path("softmax_regression").read_text()
+    swapped = tensorflow_source(source)
+    assert swapped.replace(TENSORFLOW_IMPORT, EMBER_IMPORT) == source and TENSORFLOW_IMPORT in swapped
+    with pytest.raises(ValueError, match="exactly one line"):
+        tensorflow_source("import numpy as np\n")
 
 
 @pytest.mark.parametrize("name", PROGRAMS)
