@@ -15,11 +15,13 @@ from . import (
     ops,
     tensor_parallel,
     tensorproto,
+    tf_checkpoint,
+    tf_compat,
     training,
     views,
 )
 
 __all__ = [
     "checkpoint", "ddp", "distributed", "dlpack", "fusion", "global_ops", "global_tensor", "graph", "interop", "memory", "multiprocessing", "ops",
-    "tensor_parallel", "tensorproto", "training", "views",
+    "tensor_parallel", "tensorproto", "tf_checkpoint", "tf_compat", "training", "views",
 ]  # fmt: skip

@@ -8,7 +8,8 @@ The package is built in floors; a module imports only from the floors below it:
 
 1. ``symbolic.py`` (partial shapes), ``elementwise.py`` (which primitives are elementwise),
    ``export.py`` + ``proto/`` (GraphDef and DOT of a graph, read through its attributes),
-   ``errors.py`` (TensorFlow's error classes), ``gfile.py`` (its file API, local paths);
+   ``errors.py`` (TensorFlow's error classes), ``gfile.py`` (its file API, local paths),
+   ``crc32c.py``, ``checkpoint/`` (TensorFlow's V2 checkpoint files and their state file);
 2. the IR and recording: ``tensor.py`` (GraphTensor, the values), ``lazy.py`` (the lazy
    interpreter, which records into any graph it is given), ``graph.py`` (Operation, Graph,
    names and scopes, the default graph and the default session; ``as_default`` installs the
@@ -24,14 +25,16 @@ The package is built in floors; a module imports only from the floors below it:
    then ``compile.py`` (``ember.compile``);
 6. ``train/`` (optimizers, global step, learning-rate schedules); ``py_func.py`` (Python functions as nodes); ``summary_encode.py`` (histograms,
    PNG, WAV), ``summary_ops.py`` (summary nodes and their kernels), ``summary.py``
-   (FileWriter and ``tf.summary``); ``gfile.py``.
+   (FileWriter and ``tf.summary``); ``gfile.py``; ``saver.py`` (``Saver`` on ``checkpoint/``).
 """
 
 from . import (
+    checkpoint,
     control_flow_grad as control_flow_grad,  # registers the gradients of If and While
     errors,
     gfile,
     py_func,
+    saver,
     summary,
     train,
 )
@@ -51,6 +54,7 @@ from .graph import (
     reset_default_graph,
 )
 from .passes import optimize
+from .saver import Saver
 from .session import InteractiveSession, Session, register_session_run_conversion_functions
 from .sources import (
     Variable,
@@ -78,6 +82,7 @@ __all__ = [
     "GraphTensor",
     "InteractiveSession",
     "Operation",
+    "Saver",
     "Session",
     "TensorShape",
     "Variable",
@@ -85,6 +90,7 @@ __all__ = [
     "assign_add",
     "assign_sub",
     "case",
+    "checkpoint",
     "compile",
     "cond",
     "constant",
@@ -107,6 +113,7 @@ __all__ = [
     "placeholder_with_default",
     "register_session_run_conversion_functions",
     "reset_default_graph",
+    "saver",
     "stop_gradient",
     "summary",
     "to_dot",

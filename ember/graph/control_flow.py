@@ -25,7 +25,7 @@ from .sources import constant
 from .symbolic import TensorShape, as_shape, probe_shape
 from .tensor import GraphTensor
 
-__all__ = ["case", "cond", "flatten", "pack_sequence_as", "while_loop"]
+__all__ = ["LoopHistory", "case", "cond", "flatten", "pack_sequence_as", "while_loop"]
 
 
 # -- nested structures (TensorFlow's nest: lists, tuples, namedtuples, dicts by sorted key) -------
@@ -432,22 +432,27 @@ def _run_if(step, values: list, session) -> None:
 
 def loop_frames(op, session, loop_vars: list, extra: list, max_iter, record: list | None = None) -> list:
     """Run a ``While`` node's loop from ``loop_vars`` (captured values ``extra``); with ``record``,
-    append each iteration's loop variables to it. The final loop variables."""
+    append each iteration's (loop variables it started from, values its body kept for a gradient:
+    what random ops drew). The final loop variables."""
     cond_g, body_g = op.attrs["cond"], op.attrs["body"]
-    shapes = op.attrs["output_shapes"]
+    known = [shape.dims for shape in op.attrs["output_shapes"]]  # None: any rank
+    n = len(known)
     count = 0
     while max_iter is None or count < max_iter:
         if not _truth(run_function(cond_g, session, loop_vars + extra)[0], op):
             break
+        results = run_function(body_g, session, loop_vars + extra)
         if record is not None:
-            record.append(loop_vars)
-        loop_vars = run_function(body_g, session, loop_vars + extra)
-        for t, shape in zip(loop_vars, shapes, strict=True):
-            if not shape.is_compatible_with(TensorShape(tuple(t._shape))):
+            record.append((loop_vars, results[n:]))
+        loop_vars = results[:n]
+        for t, dims in zip(loop_vars, known, strict=True):
+            if dims is not None and (
+                len(t._shape) != len(dims) or any(d is not None and d != size for d, size in zip(dims, t._shape, strict=True))
+            ):
                 raise InvalidArgumentError(
                     None,
                     op,
-                    f"{op.name}: a loop variable has shape {list(t._shape)} after an iteration, outside its shape invariant {shape}",
+                    f"{op.name}: a loop variable has shape {list(t._shape)} after an iteration, outside its shape invariant {TensorShape(dims)}",
                 )
         count += 1
     return loop_vars
@@ -460,10 +465,25 @@ def _run_while(step, values: list, session) -> None:
     max_iter = None
     if op.attrs["has_maximum_iterations"]:
         max_iter = int(ins.pop()._host_array()[()])
+    record = [] if "history_output" in op.attrs else None  # a gradient reads each iteration's values
     with interpreter_scope(EAGER):
-        results = loop_frames(op, session, ins[:n], ins[n:], max_iter)
-    for s, r in zip(step.outs, results, strict=True):
+        results = loop_frames(op, session, ins[:n], ins[n:], max_iter, record=record)
+    for s, r in zip(step.outs[:n], results, strict=True):
         values[s] = r
+    if record is not None:
+        values[step.outs[op.attrs["history_output"]]] = LoopHistory(record, results)
+
+
+class LoopHistory:
+    """The value of a ``While`` node's history output: per iteration, the loop variables it started
+    from and the values its body kept (random draws), and the final loop variables: what the
+    gradient, ``WhileGrad``, runs the body's gradient over."""
+
+    __slots__ = ("final", "iterations")
+
+    def __init__(self, iterations: list, final: list) -> None:
+        self.iterations = iterations
+        self.final = final
 
 
 register_executor("If", _run_if)

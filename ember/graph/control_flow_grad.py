@@ -12,19 +12,21 @@ an ``Assign`` on the path gives its value, a ``Print`` its input, without the ef
 
 - ``If``: the gradient is another ``If`` on the same predicate whose branches are the two
   gradient functions: the taken branch's inputs get its gradient, the others zeros.
-- ``While``: a ``WhileGrad`` node replays the loop from its initial values, saving each
-  iteration's loop variables, then runs the body's gradient function over the saved iterations
-  in reverse, summing the captured tensors' gradients. A body with side effects (assignments,
-  nested loops or conds that assign) cannot be replayed and is refused, as are random ops; so is
-  a second derivative of a loop.
+- ``While``: once differentiated, the node gets a history output: each run records the loop
+  variables every iteration started from (TensorFlow 1 pushes them on stacks). A ``WhileGrad``
+  node runs the body's gradient function over the recorded iterations in reverse, summing the
+  captured tensors' gradients; what the body's random ops drew is recorded too, so dropout in
+  a loop differentiates with its masks. A body that assigns variables or draws random values in
+  nested control flow is refused: its recomputed iterations would differ from the recorded
+  ones; so is a second derivative of a loop.
 """
 
 from __future__ import annotations
 
+from .._core import dtype as _dt
 from ..dispatch.interpreter import EAGER, interpreter_scope
 from ..ops import functional as F
 from ..ops.random import RANDOM_OPS
-from .control_flow import loop_frames
 from .func_graph import FuncGraph, run_function
 from .gradients import _GraphContext, gradients, register_gradient
 from .graph import Graph
@@ -43,7 +45,12 @@ def _differentiable(t) -> bool:
 
 
 def _is_random(op) -> bool:
-    return op.op_expr is not None and (op.type in RANDOM_OPS or "generator" in op.attrs)
+    return op.op_expr is not None and (op.kind in RANDOM_OPS or "generator" in op.attrs)
+
+
+def _copy_name(op) -> str:
+    """A copy's name: the original's, without the leading underscores graph names cannot start with."""
+    return op.name.lstrip("_") or op.kind.lstrip("_") or "copy"
 
 
 def _needed(fg: FuncGraph, outputs: list) -> list:
@@ -67,25 +74,26 @@ def _copy_op(gfg: FuncGraph, fg: FuncGraph, op, mapped: dict, where: str) -> Non
             f"gradients(): {where} recomputes its forward values, and {op.name} ({op.type}) draws new random values each run; "
             "gradients through a random op inside cond or while_loop are not supported (apply the random op outside)"
         )
-    if op.type in _ACCUMULATE:
+    if op.kind in _ACCUMULATE:
         raise NotImplementedError(
             f"gradients(): {where} uses the value of {op.name} ({op.type}), which a recomputation would apply twice; not supported"
         )
-    if op.type in ("If", "While") and any(_has_random(v) for v in op.attrs.values() if isinstance(v, FuncGraph)):
+    if op.kind in ("If", "While") and any(_has_random(v) for v in op.attrs.values() if isinstance(v, FuncGraph)):
         raise NotImplementedError(
             f"gradients(): {where} recomputes {op.name} ({op.type}), whose body draws random values; "
             "gradients through random ops nested in control flow inside cond are not supported"
         )
-    if op.type == "VariableV2":  # the recomputation reads the value the forward node started with
+    if op.kind == "VariableV2":  # the recomputation reads the value the forward node started with
         value = fg.value_of.get(op)  # none when the branch only writes the variable (an Assign's target)
         mapped[id(op.outputs[0])] = None if value is None else mapped[id(value)]
         return
-    if op.type == "Assign":  # its value, without writing the variable again
-        new = Graph.create_op(gfg, "Identity", (ins[1],), {"T": op.outputs[0]._dtype}, specs, name=op.name)
-    elif op.type == "Print":
-        new = Graph.create_op(gfg, "Identity", (ins[0],), {"T": op.outputs[0]._dtype}, specs, name=op.name)
+    if op.kind == "Assign":  # its value, without writing the variable again
+        new = Graph.create_op(gfg, "Identity", (ins[1],), {"T": op.outputs[0]._dtype}, specs, name=_copy_name(op))
+    elif op.kind == "Print":
+        new = Graph.create_op(gfg, "Identity", (ins[0],), {"T": op.outputs[0]._dtype}, specs, name=_copy_name(op))
     else:
-        new = Graph.create_op(gfg, op.type, ins, op.attrs, specs, name=op.name, op_expr=op.op_expr)
+        new = Graph.create_op(gfg, op.kind, ins, op.attrs, specs, name=_copy_name(op), op_expr=op.op_expr)
+        new._tf_type = op._tf_type
     for t, n in zip(op.outputs, new.outputs, strict=True):
         mapped[id(t)] = n
 
@@ -96,13 +104,7 @@ def grad_function(fg: FuncGraph, outer: Graph, diff_outputs: list, wrt: list, na
     of a recomputation, or of another branch: placeholders never read); outputs the gradients of
     the inputs at positions ``wrt``."""
     gfg = FuncGraph(name, outer)
-    mapped: dict = {}
-    for t in fg.inputs:
-        ph = Graph.create_op(
-            gfg, "Placeholder", (), {"dtype": t._dtype, "shape": t._static}, [(t._shape, t._static, t._dtype)], name="input"
-        )
-        gfg.inputs.append(ph.outputs[0])
-        mapped[id(t)] = ph.outputs[0]
+    mapped = _same_inputs(fg, gfg)
     ys_fwd = [fg.outputs[k] for k in diff_outputs]
     kept: dict = {}
     grad_ys = [gfg.add_input(y._dtype, y._static, name="grad") for y in ys_fwd]
@@ -127,6 +129,18 @@ def grad_function(fg: FuncGraph, outer: Graph, diff_outputs: list, wrt: list, na
     return gfg
 
 
+def _same_inputs(fg: FuncGraph, new: FuncGraph) -> dict:
+    """Give ``new`` placeholders like ``fg``'s inputs (the same sizes, known or not); the map."""
+    mapped: dict = {}
+    for t in fg.inputs:
+        ph = Graph.create_op(
+            new, "Placeholder", (), {"dtype": t._dtype, "shape": t._static}, [(t._shape, t._static, t._dtype)], name="input"
+        )
+        new.inputs.append(ph.outputs[0])
+        mapped[id(t)] = ph.outputs[0]
+    return mapped
+
+
 def _replay(gfg: FuncGraph, op, mapped: dict, kept: dict) -> None:
     """A random op of the forward branch in its gradient function: its values are the ones the
     forward drew (``kept``); when its inputs want gradients, a ``RandomReplay`` node gives those
@@ -138,8 +152,8 @@ def _replay(gfg: FuncGraph, op, mapped: dict, kept: dict) -> None:
         return
     ins = tuple(mapped[id(t)] for t in op.inputs)
     specs = [(t._shape, t._static, t._dtype) for t in op.outputs]
-    attrs = {"op": op.type, "expr": op.op_expr, "attrs": op.attrs, "n_inputs": len(ins)}
-    node = Graph.create_op(gfg, "RandomReplay", (*ins, *saved), attrs, specs, name=op.name)
+    attrs = {"op": op.kind, "expr": op.op_expr, "attrs": op.attrs, "n_inputs": len(ins)}
+    node = Graph.create_op(gfg, "RandomReplay", (*ins, *saved), attrs, specs, name=_copy_name(op))
     for t, v in zip(op.outputs, node.outputs, strict=True):
         mapped[id(t)] = v
 
@@ -200,16 +214,39 @@ def _expose(op, fg: FuncGraph, tensors: list) -> list:
     return out
 
 
-def _check_replayable(fg: FuncGraph, loop: str) -> None:
+def _check_loop_body(fg: FuncGraph, loop: str, nested: bool = False) -> None:
+    """Refuse a loop whose body's gradient the recorded iterations do not determine: one that
+    assigns variables, or draws random values inside nested control flow."""
     for op in fg.get_operations():
-        if op.type in _EFFECTS or _is_random(op):
+        if op.kind in _EFFECTS or (nested and _is_random(op)):
             raise NotImplementedError(
-                f"gradients(): the gradient of while_loop {loop!r} replays the loop, and its body runs {op.name} ({op.type}), "
-                "whose effect or random draw a replay would change; gradients of such loops are not supported"
+                f"gradients(): while_loop {loop!r} runs {op.name} ({op.type}) in its body; its gradient recomputes each "
+                "iteration from the recorded loop variables, which a variable's assignment or a random draw nested in "
+                "control flow would change; gradients of such loops are not supported"
             )
         for value in op.attrs.values():
             if isinstance(value, FuncGraph):
-                _check_replayable(value, loop)
+                _check_loop_body(value, loop, nested=True)
+
+
+def _keep_in_body(body: FuncGraph, tensors: list, n: int) -> None:
+    """Make ``tensors`` (of a loop body) outputs after its ``n`` loop variables: each iteration's
+    values go in the loop's history."""
+    for t in tensors:
+        if all(t is not o for o in body.outputs[n:]):
+            body.outputs.append(t)
+            body._plan = None
+
+
+def _history(op) -> GraphTensor:
+    """The ``While`` node's history output (added once): its value is the run's ``LoopHistory``."""
+    position = op.attrs.get("history_output")
+    if position is None:
+        position = len(op.outputs)
+        op.outputs = (*op.outputs, GraphTensor._make(op, position, (), TensorShape([]), _dt.int64))
+        op.attrs["history_output"] = position
+        op.graph.version += 1
+    return op.outputs[position]
 
 
 @register_gradient("If")
@@ -250,17 +287,23 @@ def _while_grad(op, grads, needs):
     cap_diff = [j for j in range(n_caps) if needs[n + j]]
     if not diff or not (any(needs[k] for k in diff) or cap_diff) or all(grads[k] is None for k in diff):
         return (None,) * len(op.inputs)
-    _check_replayable(attrs["cond"], op.name)
-    _check_replayable(attrs["body"], op.name)
-    body_grad = grad_function(
-        attrs["body"], op.graph, diff, diff + [n + j for j in cap_diff], f"{op.name.replace('/', '_')}_body_grad"
-    )
+    body = attrs["body"]
+    _check_loop_body(body, op.name)
+    _keep_in_body(body, _random_values(body, [body.outputs[k] for k in diff]), n)
+    wrt = diff + [n + j for j in cap_diff]
+    body_grad = grad_function(body, op.graph, diff, wrt, f"{op.name.replace('/', '_')}_body_grad", body.outputs[n:])
     given = [k for k in diff if grads[k] is not None]
-    grad_attrs = dict(attrs)
-    grad_attrs.update({"body_grad": body_grad, "diff": tuple(diff), "cap_diff": tuple(cap_diff), "given": tuple(given)})
+    grad_attrs = {
+        "body_grad": body_grad,
+        "diff": tuple(diff),
+        "cap_diff": tuple(cap_diff),
+        "given": tuple(given),
+        "n_captures": n_caps,
+    }
     wanted = [op.inputs[k] for k in diff] + [op.inputs[n + j] for j in cap_diff]
     outs = [(probe_shape(t._static), t._static, t._dtype) for t in wanted]
-    grad_op = op.graph.create_op("WhileGrad", (*op.inputs, *[grads[k] for k in given]), grad_attrs, outs, name="WhileGrad")
+    inputs = (_history(op), *op.inputs[n : n + n_caps], *[grads[k] for k in given])
+    grad_op = op.graph.create_op("WhileGrad", inputs, grad_attrs, outs, name="WhileGrad")
     result: list = [None] * len(op.inputs)
     for k, g in zip(diff + [n + j for j in cap_diff], grad_op.outputs, strict=True):
         result[k] = g
@@ -273,25 +316,17 @@ def _while_grad_grad(op, grads, needs):
 
 
 def _run_while_grad(step, values: list, session) -> None:
-    op = step.op
-    attrs = op.attrs
-    n = attrs["n_loop_vars"]
+    attrs = step.op.attrs
     diff, cap_diff, given = attrs["diff"], attrs["cap_diff"], attrs["given"]
-    ins = [values[s] for s in step.ins]
-    n_fwd = len(ins) - len(given)
-    fwd, supplied = ins[:n_fwd], ins[n_fwd:]
-    max_iter = None
-    if attrs["has_maximum_iterations"]:
-        max_iter = int(fwd.pop()._host_array()[()])
-    caps = fwd[n:]
-    history: list = []
+    n_caps = attrs["n_captures"]
+    history = values[step.ins[0]]
+    caps = [values[s] for s in step.ins[1 : 1 + n_caps]]
+    supplied = dict(zip(given, [values[s] for s in step.ins[1 + n_caps :]], strict=True))
     with interpreter_scope(EAGER):
-        final = loop_frames(op, session, fwd[:n], caps, max_iter, record=history)
-        by_var = dict(zip(given, supplied, strict=True))
-        g = [by_var[k] if k in by_var else F.zeros_like(final[k]) for k in diff]
+        g = [supplied[k] if k in supplied else F.zeros_like(history.final[k]) for k in diff]
         g_caps: list = [None] * len(cap_diff)
-        for loop_vars in reversed(history):
-            res = run_function(attrs["body_grad"], session, loop_vars + caps + g)
+        for loop_vars, drawn in reversed(history.iterations):
+            res = run_function(attrs["body_grad"], session, loop_vars + caps + g + drawn)
             g = res[: len(diff)]
             for j, r in enumerate(res[len(diff) :]):
                 g_caps[j] = r if g_caps[j] is None else g_caps[j] + r

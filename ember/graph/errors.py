@@ -5,6 +5,10 @@ needs a feed, ``FailedPreconditionError`` for a variable read before its initial
 ``NotFoundError`` for a missing file (``gfile``, checkpoints). Each carries the message, the
 operation that failed (or None) and its ``NodeDef``, and the numeric code.
 
+An exception a kernel raises while a Session runs (a shape only the run reveals, an index out
+of range) becomes ``from_exception``'s OpError: ``InvalidArgumentError`` (``UnimplementedError``
+for a NotImplementedError), naming the node, and still an instance of the kernel's own class.
+
 Two classes are also Python's built-in kind for the same mistake, because ember's graph mode
 raised those before it had these classes and code catches them: ``InvalidArgumentError`` is a
 ``ValueError`` and ``FailedPreconditionError`` a ``RuntimeError``. TensorFlow's own classes
@@ -55,6 +59,7 @@ __all__ = [
     "UnimplementedError",
     "UnknownError",
     "error_code_from_exception_type",
+    "from_exception",
     "exception_type_from_error_code",
 ]
 
@@ -270,3 +275,49 @@ def exception_type_from_error_code(error_code: int) -> type:
 def error_code_from_exception_type(cls: type) -> int:
     """The canonical code of an OpError subclass (UNKNOWN for a class of no code)."""
     return _BY_CLASS.get(cls, UNKNOWN)
+
+
+_COMBINED: dict = {}  # (OpError class, kernel's exception class) -> a class deriving from both
+
+
+def _combined(base: type, kind: type) -> type:
+    key = (base, kind)
+    cls = _COMBINED.get(key)
+    if cls is None:
+        if issubclass(base, kind):
+            cls = base
+        else:
+            try:
+                cls = type(base.__name__, (base, kind), {"__module__": __name__, "__doc__": base.__doc__, "__reduce__": _plain_reduce(base)})
+                base.__init__(cls.__new__(cls), None, None, "probe")
+            except TypeError:  # a class with its own layout or constructor (UnicodeDecodeError...): TensorFlow's alone
+                cls = base
+        _COMBINED[key] = cls
+    return cls
+
+
+def _plain_reduce(base: type):
+    def __reduce__(self):  # the combined class is made at run time: it pickles as TensorFlow's class
+        return _rebuild, (base, self._message, self._error_code)
+
+    return __reduce__
+
+
+def from_exception(error: BaseException, op=None) -> OpError:
+    """The OpError TensorFlow raises for ``error``, an exception of a kernel run for node ``op``.
+
+    An OpError is returned as it is. Otherwise the result is ``InvalidArgumentError``
+    (``UnimplementedError`` for a NotImplementedError) with ``error``'s message and ``op``, and
+    it is also an instance of ``type(error)``: code catching the kernel's exception still does.
+
+    >>> err = from_exception(RuntimeError("shapes (2, 3) and (2, 3) cannot be multiplied"))
+    >>> isinstance(err, InvalidArgumentError), isinstance(err, RuntimeError), err.error_code
+    (True, True, 3)
+    """
+    if isinstance(error, OpError):
+        return error
+    base = UnimplementedError if isinstance(error, NotImplementedError) else InvalidArgumentError
+    cls = _combined(base, type(error))
+    converted = cls.__new__(cls)
+    base.__init__(converted, None, op, str(error))
+    return converted

@@ -20,6 +20,7 @@ from __future__ import annotations
 from .graph import Graph, Operation
 from .lazy import LazyInterpreter
 from .run.plan import Plan
+from .run.specialize import specialize
 from .symbolic import probe_shape
 from .tensor import GraphTensor
 
@@ -69,6 +70,7 @@ class FuncGraph(Graph):
         self.exposed: list = []  # outputs a gradient added (after the first ones): positions in the holding node's outputs
         self.exposed_map: dict = {}  # id(tensor here) -> its position there
         self._plan_version = -1
+        self.static_inputs = False  # every input's shape known: the plan may run as one array plan
         self._plan = None
 
     is_function_graph = True  # what export.py looks for (it sits below this module)
@@ -102,7 +104,7 @@ class FuncGraph(Graph):
             raise ValueError(
                 f"Tensor {t.name} is from a graph that does not enclose the function {self.name!r}; it cannot be captured."
             )
-        if t._op.type != "VariableV2":
+        if t._op.kind != "VariableV2":
             return self._capture_value(t)
         proxy = self._proxies.get(id(t))
         if proxy is None:
@@ -158,9 +160,10 @@ class FuncGraph(Graph):
     def plan(self) -> Plan:
         """The plan computing the outputs from the inputs, with every stateful node run."""
         if self._plan is None or self._plan_version != self.version:
-            targets = [op for op in self._ops if op.type in STATEFUL_TYPES]
+            targets = [op for op in self._ops if op.kind in STATEFUL_TYPES]
             self._plan = Plan(self, list(self.outputs), targets, list(self.inputs))
             self._plan_version = self.version
+            self.static_inputs = all(t._static.is_fully_defined() for t in self.inputs)
         return self._plan
 
     def __repr__(self) -> str:
@@ -171,5 +174,12 @@ class FuncGraph(Graph):
 
 
 def run_function(fg: FuncGraph, session, args: list) -> list:
-    """The outputs of ``fg`` run in ``session`` on the values ``args`` (one per input)."""
-    return fg.plan().run(session, args)
+    """The outputs of ``fg`` run in ``session`` on the values ``args`` (one per input): as a static
+    array plan when every input's shape is known (one plan for all runs: a loop body runs it
+    every iteration), else node by node."""
+    plan = fg.plan()
+    if fg.static_inputs and getattr(session, "_specialize", True):  # Session(specialize=False): node by node
+        runner = specialize(plan, args)
+        if runner is not None:
+            return runner.run(session, args)
+    return plan.run(session, args)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..ops import functional as F
 from .graph import Graph
 from .run.plan import data_inputs
-from .tensor import GraphTensor
+from .tensor import GraphTensor, ember_operators
 
 __all__ = ["GRADIENTS", "gradients", "register_gradient"]
 
@@ -94,6 +94,11 @@ def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None
     >>> ember.Session(graph=g).run(dx, {x: [1.0, 3.0]}).tolist()
     [2.0, 6.0]
     """
+    with ember_operators():  # the derivative rules are ember code, whatever the graph's tensors
+        return _gradients(ys, xs, grad_ys, name, stop_gradients)
+
+
+def _gradients(ys, xs, grad_ys, name: str, stop_gradients):
     ys = list(ys) if isinstance(ys, (list, tuple)) else [ys]
     xs = list(xs) if isinstance(xs, (list, tuple)) else [xs]
     for t in ys + xs:

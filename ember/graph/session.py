@@ -22,7 +22,7 @@ from .._core import dtype as _dt
 from .._core.tensor import Tensor, tensor
 from ..dispatch.interpreter import EAGER, interpreter_scope
 from ..interop.numpy import from_numpy
-from .errors import InvalidArgumentError, OpError
+from .errors import FailedPreconditionError, InvalidArgumentError, OpError, from_exception
 from .graph import Graph, Operation, get_default_graph, in_graph_scope, pop_default_session, push_default_session
 from .lazy import is_tracing
 from .passes import optimize as run_passes
@@ -217,17 +217,30 @@ class Session:
         if plan.check_feeds is not None:
             plan.check_feeds()
         if tracer is not None:  # node by node, each reported to the tracer
-            run = functools.partial(plan.run, monitor=tracer)
+            run = functools.partial(plan.run, monitor=tracer, tf_errors=True)
         else:
             runner = specialize(plan, values) if self._specialize else None
-            run = plan.run if runner is None else runner.run
-        if not is_tracing():
-            return run(self, values)
-        with interpreter_scope(EAGER):  # run inside a graph scope: the plan's own ops must run, not be recorded
-            return run(self, values)
+            run = functools.partial(plan.run, tf_errors=True) if runner is None else runner.run
+        try:
+            if not is_tracing():
+                return run(self, values)
+            with interpreter_scope(EAGER):  # run inside a graph scope: the plan's own ops must run, not be recorded
+                return run(self, values)
+        except (RuntimeError, ValueError, IndexError) as error:  # a static plan's kernel: TensorFlow's error, no node known
+            if isinstance(error, OpError):
+                raise
+            raise from_exception(error) from error
 
     def _set_variable(self, var, value) -> None:
         self._variables[var.op] = _feed_value(var, value)
+
+    def read_variable(self, var) -> Tensor:
+        """The value ``var`` holds in this session, as an ember tensor (the session's own, not
+        a copy), which is what a save reads; FailedPreconditionError before its initializer ran."""
+        value = self._variables.get(var.op)
+        if value is None:
+            raise FailedPreconditionError(None, None, f"Attempting to use uninitialized value {var.op.name}")
+        return value
 
     # -- lifetime ------------------------------------------------------------------------------
 

@@ -4,8 +4,8 @@ A record is ``uint64 length``, the masked CRC32C of those 8 bytes, the data, and
 CRC32C of the data (all little-endian). An event file's first record is an ``Event`` with
 ``file_version = "brain.Event:2"``; ``add_graph`` appends one whose ``graph_def`` is a
 serialized ``GraphDef``, ``add_summary`` one whose ``summary`` is what a summary op computed
-(``summary_ops.py``, re-exported here so this module is TensorFlow 1's ``tf.summary``). CRC32C (Castagnoli) is computed here, in Python and NumPy, so writing
-needs nothing beyond protobuf.
+(``summary_ops.py``, re-exported here so this module is TensorFlow 1's ``tf.summary``). CRC32C (Castagnoli) comes from
+``crc32c.py``, in Python and NumPy, so writing needs nothing beyond protobuf.
 
 >>> hex(crc32c(b"123456789"))
 '0xe3069283'
@@ -21,8 +21,7 @@ import threading
 import time
 from typing import ClassVar
 
-import numpy as np
-
+from .crc32c import crc32c, masked_crc32c
 from .export import _as_graph_def_message
 from .proto import Event, RunMetadata, SessionLog, Summary, SummaryMetadata, TaggedRunMetadata
 from .summary_ops import SUMMARIES, audio, histogram, image, merge, merge_all, scalar, tensor_summary, text
@@ -30,89 +29,10 @@ from .summary_ops import SUMMARIES, audio, histogram, image, merge, merge_all, s
 __all__ = [
     "FILE_VERSION", "SUMMARIES", "Event", "FileWriter", "FileWriterCache", "SessionLog", "Summary", "SummaryMetadata",
     "TaggedRunMetadata", "audio", "crc32c", "histogram", "image", "masked_crc32c", "merge", "merge_all", "read_records",
-    "scalar", "tensor_summary", "text", "tfrecord",
+    "scalar", "summary_iterator", "tensor_summary", "text", "tfrecord",
 ]
 
 FILE_VERSION = "brain.Event:2"
-
-_POLY = 0x82F63B78  # Castagnoli, bit-reversed
-
-
-def _make_table() -> list[int]:
-    table = []
-    for n in range(256):
-        c = n
-        for _ in range(8):
-            c = (c >> 1) ^ _POLY if c & 1 else c >> 1
-        table.append(c)
-    return table
-
-
-_TABLE = _make_table()
-_NP_TABLE = np.array(_TABLE, dtype=np.uint32)
-_CHUNK = 4096  # bytes per lane when long data is split into lanes that NumPy advances together
-
-
-def _update(state: int, data) -> int:
-    table = _TABLE
-    for byte in data:
-        state = table[(state ^ byte) & 0xFF] ^ (state >> 8)
-    return state
-
-
-def _apply(matrix: list[int], vector: int) -> int:
-    """A 32x32 matrix over GF(2), as its 32 columns, times a 32-bit vector."""
-    out = 0
-    i = 0
-    while vector:
-        if vector & 1:
-            out ^= matrix[i]
-        vector >>= 1
-        i += 1
-    return out
-
-
-def _zeros_operator(nbytes: int) -> list[int]:
-    """The linear map of the CRC state over ``nbytes`` zero bytes (without init or final xor)."""
-    one_byte = [_update(1 << i, b"\0") for i in range(32)]
-    result = [1 << i for i in range(32)]  # identity
-    power = one_byte
-    while nbytes:
-        if nbytes & 1:
-            result = [_apply(power, col) for col in result]
-        power = [_apply(power, col) for col in power]
-        nbytes >>= 1
-    return result
-
-
-_CHUNK_OPERATOR = _zeros_operator(_CHUNK)
-
-
-def _update_long(state: int, data: bytes) -> int:
-    """``_update`` for long data: the CRC is linear, so the lanes' CRCs (from a zero state)
-    are computed side by side in NumPy and folded with the operator of ``_CHUNK`` zero bytes."""
-    lanes = len(data) // _CHUNK
-    block = np.frombuffer(data, dtype=np.uint8, count=lanes * _CHUNK).reshape(lanes, _CHUNK).T.copy()
-    crcs = np.zeros(lanes, dtype=np.uint32)
-    for column in block:
-        crcs = _NP_TABLE[(crcs ^ column) & 0xFF] ^ (crcs >> 8)
-    for lane_crc in crcs.tolist():
-        state = _apply(_CHUNK_OPERATOR, state) ^ lane_crc
-    return _update(state, memoryview(data)[lanes * _CHUNK:])
-
-
-def crc32c(data: bytes, crc: int = 0) -> int:
-    """The CRC32C of ``data``; ``crc`` is the CRC of what came before (to continue it)."""
-    data = bytes(data)
-    state = crc ^ 0xFFFFFFFF
-    state = _update_long(state, data) if len(data) >= 32 * _CHUNK else _update(state, data)
-    return state ^ 0xFFFFFFFF
-
-
-def masked_crc32c(data: bytes) -> int:
-    """TFRecord's masked CRC: rotated right by 15 bits plus a constant, so a CRC of CRCs is not trivially zero."""
-    crc = crc32c(data)
-    return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
 
 
 def tfrecord(data: bytes) -> bytes:
@@ -142,6 +62,13 @@ def read_records(path: str | os.PathLike):
             yield data
 
 
+def summary_iterator(path: str | os.PathLike):
+    """Yields the ``Event`` messages of an event file, in order (TensorFlow 1's
+    ``tf.compat.v1.train.summary_iterator``)."""
+    for record in read_records(path):
+        yield Event.FromString(record)
+
+
 class FileWriter:
     """Writes an event file TensorBoard reads, like ``tf.compat.v1.summary.FileWriter``.
 
@@ -155,7 +82,7 @@ class FileWriter:
     >>> with tempfile.TemporaryDirectory() as logdir:
     ...     with FileWriter(logdir) as writer:
     ...         writer.add_summary(Summary(value=[Summary.Value(tag="loss", simple_value=0.5)]), global_step=3)
-    ...     kinds = [Event.FromString(r).WhichOneof("what") for r in read_records(writer.path)]
+    ...     kinds = [event.WhichOneof("what") for event in summary_iterator(writer.path)]
     >>> kinds
     ['file_version', 'summary']
     """

@@ -92,9 +92,10 @@ def _summary_scope(graph: Graph, name: str, family: str | None):
         yield (tag if family is None else f"{family}/{tag}"), scope
 
 
-def _input(graph: Graph, value):
-    """A value as a tensor of ``graph``: Python and NumPy values become a Const node."""
-    return LazyInterpreter(graph).capture(value if isinstance(value, Tensor) else constant(value))
+def _input(graph: Graph, value, name: str):
+    """A value as a tensor of ``graph``: a Python or NumPy value becomes a Const node ``name``
+    (in the summary's scope, as TensorFlow names an op's converted input)."""
+    return LazyInterpreter(graph).capture(value if isinstance(value, Tensor) else constant(value, name=name))
 
 
 def _node(graph: Graph, op_type: str, scope: str, inputs: tuple, attrs: dict, collections) -> Tensor:
@@ -117,7 +118,7 @@ def scalar(name: str, tensor, collections=None, family: str | None = None) -> Te
     """A ``ScalarSummary`` of a real 0-d tensor (InvalidArgumentError at run time for another shape)."""
     graph = _graph("scalar")
     with _summary_scope(graph, name, family) as (tag, scope):
-        value = _input(graph, tensor)
+        value = _input(graph, tensor, "values")
         _check_dtype(value, _REAL, "scalar", "tensor")
         tags = constant(tag.encode(), name="tags")
         return _node(graph, "ScalarSummary", scope, (tags, value), {"T": value._dtype}, collections)
@@ -127,7 +128,7 @@ def histogram(name: str, values, collections=None, family: str | None = None) ->
     """A ``HistogramSummary`` of ``values`` (any shape; NaN or infinity: InvalidArgumentError at run time)."""
     graph = _graph("histogram")
     with _summary_scope(graph, name, family) as (tag, scope):
-        value = _input(graph, values)
+        value = _input(graph, values, "values")
         _check_dtype(value, _REAL, "histogram", "values")
         tag_node = constant(tag.encode(), name="tag")
         return _node(graph, "HistogramSummary", scope, (tag_node, value), {"T": value._dtype}, collections)
@@ -143,7 +144,7 @@ def image(name: str, tensor, max_outputs: int = 3, collections=None, family: str
     if isinstance(max_outputs, bool) or not isinstance(max_outputs, (int, np.integer)) or max_outputs < 1:
         raise ValueError(f"summary.image(): max_outputs must be an int >= 1, got {max_outputs!r}")
     with _summary_scope(graph, name, family) as (tag, scope):
-        value = _input(graph, tensor)
+        value = _input(graph, tensor, "tensor")
         _check_dtype(value, _IMAGE_DTYPES, "image", "tensor")
         tag_node = constant(tag.encode(), name="tag")
         bad_color = eager_tensor(_BAD_COLOR.copy())
@@ -158,7 +159,7 @@ def audio(name: str, tensor, sample_rate, max_outputs: int = 3, collections=None
     if isinstance(max_outputs, bool) or not isinstance(max_outputs, (int, np.integer)) or max_outputs < 1:
         raise ValueError(f"summary.audio(): max_outputs must be an int >= 1, got {max_outputs!r}")
     with _summary_scope(graph, name, family) as (tag, scope):
-        value = _input(graph, tensor)
+        value = _input(graph, tensor, "tensor")
         _check_dtype(value, {_dt.float32}, "audio", "tensor")
         tag_node = constant(tag.encode(), name="tag")
         if isinstance(sample_rate, Tensor):
@@ -189,7 +190,7 @@ def tensor_summary(
     if display_name is not None:
         summary_metadata.display_name = display_name
     with _summary_scope(graph, name, family) as (tag, scope):
-        value = _input(graph, tensor)
+        value = _input(graph, tensor, "tensor")
         tag_node = constant(tag.encode(), name="tag")
         metadata = constant(summary_metadata.SerializeToString(), name="serialized_summary_metadata")
         return _node(graph, "TensorSummaryV2", scope, (tag_node, value, metadata), {"T": value._dtype}, collections)
@@ -198,7 +199,7 @@ def tensor_summary(
 def text(name: str, tensor, collections=None) -> Tensor:
     """A summary of a string tensor for TensorBoard's text dashboard (a ``TensorSummaryV2``)."""
     graph = _graph("text")
-    value = _input(graph, tensor)
+    value = _input(graph, tensor, "Const")
     if value._dtype is not _dt.string:
         raise ValueError(f"Expected tensor {value.name} to have dtype string, got {value._dtype.name}")
     metadata = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name="text"))

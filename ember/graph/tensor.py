@@ -14,6 +14,9 @@ attributes it reads (``graph.py`` imports this module, never the other way).
 
 from __future__ import annotations
 
+import contextlib
+import threading
+
 from .._core import dtype as _dt
 from .._core.device import CPU
 from .._core.shape import contiguous_strides
@@ -21,7 +24,31 @@ from .._core.storage import Storage
 from .._core.tensor import Tensor
 from .symbolic import TensorShape, as_shape, probe_shape
 
-__all__ = ["GraphTensor", "SymbolicStorage", "is_symbolic_tensor", "symbolic_storage"]
+__all__ = ["GraphTensor", "SymbolicStorage", "ember_operators", "ember_operators_active", "is_symbolic_tensor", "symbolic_storage"]
+
+
+class _OperatorMode(threading.local):
+    def __init__(self) -> None:
+        self.depth = 0
+
+
+_OPERATORS = _OperatorMode()
+
+
+@contextlib.contextmanager
+def ember_operators():
+    """Python operators on graph tensors mean ember's inside the block, whatever class a graph
+    gives its tensors: ember's own code (derivative rules, a namespace's functions) is written
+    with them, while ``ember.compat.v1``'s tensors give user code TensorFlow's."""
+    _OPERATORS.depth += 1
+    try:
+        yield
+    finally:
+        _OPERATORS.depth -= 1
+
+
+def ember_operators_active() -> bool:
+    return _OPERATORS.depth > 0
 
 
 class SymbolicStorage(Storage):

@@ -169,7 +169,7 @@ def test_variables_take_tensorflows_dtypes_and_collections():
         local = tf.Variable(0, collections=["local_variables"], name="local")
         total = w * 2
     assert (v.dtype, w.dtype) == (tf.int32, tf.float32)
-    assert g.get_collection("variables") == [v, w] and g.get_collection("trainable_variables") == [v, w]
+    assert g.get_collection("variables") == [v, w] and g.get_collection("trainable_variables") == [v, w, local]  # as TensorFlow
     assert g.get_collection("local_variables") == [local]
     with tf.Session(graph=g) as sess:
         sess.run(tf.variables_initializer([v, w]))

@@ -1,4 +1,4 @@
-"""Graph mode control flow: cond, case, while_loop, their gradients, and the run-time checks."""
+"""Graph mode control flow: cond, case, while_loop and the run-time checks (gradients: test_control_flow_grad.py)."""
 
 import numpy as np
 import pytest
@@ -6,18 +6,6 @@ import pytest
 import ember
 from ember.graph import control_flow as cf, flow_ops as fo
 from ember.graph.errors import InvalidArgumentError
-
-
-def _numeric_grad(f, x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
-    """Central finite differences of the scalar f at x (float64)."""
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        up, down = x.copy(), x.copy()
-        up[i] += eps
-        down[i] -= eps
-        g[i] = (f(up) - f(down)) / (2 * eps)
-    return g
-
 
 # -- cond -------------------------------------------------------------------------------------------
 
@@ -115,7 +103,7 @@ def test_cond_survives_the_passes_and_exports():
         c = ember.constant(np.ones(3, np.float32))
         y = cf.cond(x.sum() > 0, lambda: (x + c * 2.0) * 1.0, lambda: (x + c * 2.0) * 1.0) + (x + c * 2.0)
     for optimize in (True, False):
-        s = ember.Session(graph=g, optimize=optimize)
+        s = ember.Session(graph=g, optimize=optimize, specialize=optimize)
         np.testing.assert_allclose(s.run(y, {x: [1.0, 2.0, 3.0]}), [6.0, 8.0, 10.0])
     nodes = {n.name: n for n in g.as_graph_def().node}
     assert nodes["cond"].op == "If" and nodes["cond"].attr["then_branch"].func.name == "cond_true"
@@ -247,124 +235,6 @@ def test_while_loop_shape_invariants():
     assert ember.Session(graph=g).run(one) == 3
 
 
-# -- gradients ------------------------------------------------------------------------------------------
-
-
-def test_cond_gradient_matches_finite_differences():
-    with ember.Graph().as_default() as g:
-        x = ember.placeholder(ember.float64, shape=(3,))
-        p = ember.placeholder(ember.bool, shape=())
-        w = ember.constant(np.array([0.5, -1.0, 2.0]))
-        y = cf.cond(p, lambda: (x * x * w).sum(), lambda: (x * 3.0).exp().sum())
-        (dx,) = ember.gradients(y, [x])
-        (dw,) = ember.gradients(y, [w])
-    s = ember.Session(graph=g)
-    x0 = np.array([0.3, -0.2, 0.7])
-    for pv in (True, False):
-        expect = _numeric_grad(lambda v, pv=pv: float(s.run(y, {x: v, p: pv})), x0)
-        np.testing.assert_allclose(s.run(dx, {x: x0, p: pv}), expect, rtol=1e-6, atol=1e-8)
-    np.testing.assert_allclose(s.run(dw, {x: x0, p: True}), x0 * x0)
-    np.testing.assert_allclose(s.run(dw, {x: x0, p: False}), np.zeros(3))  # the untaken branch's inputs get zeros
-
-
-def test_nested_cond_gradient():
-    with ember.Graph().as_default() as g:
-        x = ember.placeholder(ember.float64, shape=())
-        y = cf.cond(x > 0, lambda: cf.cond(x > 1, lambda: x**3, lambda: x * x), lambda: -x)
-        (dx,) = ember.gradients(y, [x])
-    s = ember.Session(graph=g)
-    assert [float(s.run(dx, {x: v})) for v in (2.0, 0.5, -1.0)] == pytest.approx([12.0, 1.0, -1.0])
-
-
-def test_while_loop_gradient_matches_finite_differences():
-    with ember.Graph().as_default() as g:
-        x = ember.placeholder(ember.float64, shape=(2,))
-        c = ember.placeholder(ember.float64, shape=())
-        n = ember.placeholder(ember.int64, shape=())
-        _, out = cf.while_loop(lambda i, a: i < n, lambda i, a: (i + 1, (a * c).sin() + x), (ember.constant(0), x))
-        y = (out * out).sum()
-        dx, dc = ember.gradients(y, [x, c])
-    s = ember.Session(graph=g)
-    x0, c0 = np.array([0.4, -0.9]), np.array(1.3)
-    for steps in (0, 1, 4):
-        feeds = {x: x0, c: c0, n: steps}
-        expect_x = _numeric_grad(lambda v, steps=steps: float(s.run(y, {x: v, c: c0, n: steps})), x0)
-        expect_c = _numeric_grad(lambda v, steps=steps: float(s.run(y, {x: x0, c: v, n: steps})), c0)
-        got_x, got_c = s.run([dx, dc], feeds)
-        np.testing.assert_allclose(got_x, expect_x, rtol=1e-6, atol=1e-8)
-        np.testing.assert_allclose(got_c, expect_c, rtol=1e-6, atol=1e-8)
-
-
-def test_gradient_of_cond_inside_a_loop_body_and_of_a_variable_in_a_nested_cond():
-    with ember.Graph().as_default() as g:
-        x = ember.placeholder(ember.float64, shape=(2,))
-        v = ember.Variable(np.array([0.7, -0.3]))
-        body = lambda i, a: (i + 1, cf.cond(a.sum() > 0, lambda: a * a * v, lambda: (a + v).sin()))  # noqa: E731
-        _, out = cf.while_loop(lambda i, a: i < 3, body, (ember.constant(0), x))
-        y = cf.cond(
-            out.sum() < 100.0, lambda: cf.cond(out.sum() > -100.0, lambda: (out * v).sum(), lambda: out.sum()), lambda: v.sum()
-        )
-        dx, dv = ember.gradients(y, [x, v])
-        init = ember.global_variables_initializer()
-    with ember.Session(graph=g) as s:
-        s.run(init)
-        v0 = s.run(v)
-        x0 = np.array([0.5, 0.2])
-        got_x, got_v = s.run([dx, dv], {x: x0})
-        expect_x = _numeric_grad(lambda a: float(s.run(y, {x: a})), x0)
-
-        def at(value):
-            v.load(value, s)
-            return float(s.run(y, {x: x0}))
-
-        expect_v = _numeric_grad(at, v0)
-    np.testing.assert_allclose(got_x, expect_x, rtol=1e-6, atol=1e-8)
-    np.testing.assert_allclose(got_v, expect_v, rtol=1e-6, atol=1e-8)
-
-
-def test_while_loop_gradient_refuses_what_it_cannot_replay():
-    with ember.Graph().as_default():
-        x = ember.placeholder(ember.float64, shape=(2,))
-        v = ember.Variable(0.0, dtype=ember.float64)
-        r = cf.while_loop(lambda a: a.sum() < 10, lambda a: a * 2.0 + ember.assign_add(v, 1.0), [x])
-        with pytest.raises(NotImplementedError, match="replays the loop"):
-            ember.gradients(r.sum(), [x])
-        r2 = cf.while_loop(lambda a: a.sum() < 10, lambda a: a + ember.rand(2, dtype=ember.float64), [x])
-        with pytest.raises(NotImplementedError, match="replays the loop"):
-            ember.gradients(r2.sum(), [x])
-        inner = lambda: cf.cond(x.sum() > 1, lambda: x * ember.rand(2, dtype=ember.float64), lambda: x)  # noqa: E731
-        r3 = cf.cond(x.sum() > 0, inner, lambda: x)
-        with pytest.raises(NotImplementedError, match="draws random values"):
-            ember.gradients(r3.sum(), [x])
-
-
-def test_cond_gradient_uses_the_values_random_ops_drew():
-    with ember.Graph().as_default() as g:
-        x = ember.placeholder(ember.float64, shape=(4,))
-        r = cf.cond(x.sum() > 0, lambda: x * ember.rand(4, dtype=ember.float64), lambda: x)
-        (dx,) = ember.gradients(r.sum(), [x])
-    s = ember.Session(graph=g)
-    x0 = np.array([1.0, 2.0, 3.0, 4.0])
-    rv, gv = s.run([r, dx], {x: x0})
-    np.testing.assert_allclose(gv, rv / x0)
-
-
-def test_training_loop_with_cond_in_the_loss():
-    with ember.Graph().as_default() as g:
-        w = ember.Variable(np.array([1.0, -2.0]))
-        x = ember.placeholder(ember.float64, shape=(2,))
-        p = ember.placeholder(ember.bool, shape=())
-        loss = cf.cond(p, lambda: ((w * x).sum() - 1.0) ** 2, lambda: (w * w).sum() * 0.01)
-        step = ember.train.GradientDescentOptimizer(0.1).minimize(loss)
-        init = ember.global_variables_initializer()
-    with ember.Session(graph=g) as s:
-        s.run(init)
-        first = s.run(loss, {x: [1.0, 2.0], p: True})
-        for k in range(40):
-            s.run(step, {x: [1.0, 2.0], p: k % 4 != 0})
-        assert s.run(loss, {x: [1.0, 2.0], p: True}) < first * 1e-2
-
-
 # -- stop_gradient, tuple, Print, Assert -------------------------------------------------------------------
 
 
@@ -418,46 +288,6 @@ def test_assert_ops():
     assert isinstance(InvalidArgumentError(None, None, "x"), ValueError)
 
 
-# -- the oracle -----------------------------------------------------------------------------------------------
-
-
-def test_against_tensorflow():
-    tf = pytest.importorskip("tensorflow")
-    v1 = tf.compat.v1
-    graph = tf.Graph()
-    with graph.as_default():
-        x = v1.placeholder(tf.float64, shape=(2,))
-        _, out = v1.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, tf.sin(a * 1.3) + x), (tf.constant(0), x))
-        y = v1.cond(tf.reduce_sum(out) > 0, lambda: tf.reduce_sum(out * out), lambda: tf.reduce_sum(out))
-        (dx,) = v1.gradients(y, [x])
-    x0 = np.array([0.4, -0.9])
-    with v1.Session(graph=graph) as sess:
-        expect = sess.run([y, dx], {x: x0})
-    with ember.Graph().as_default() as g:
-        ex = ember.placeholder(ember.float64, shape=(2,))
-        _, eout = cf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, (a * 1.3).sin() + ex), (ember.constant(0), ex))
-        ey = cf.cond(eout.sum() > 0, lambda: (eout * eout).sum(), lambda: eout.sum())
-        (edx,) = ember.gradients(ey, [ex])
-    got = ember.Session(graph=g).run([ey, edx], {ex: x0})
-    np.testing.assert_allclose(got[0], expect[0], rtol=1e-10)
-    np.testing.assert_allclose(got[1], expect[1], rtol=1e-10)
-
-
-def test_cond_gradient_through_dropout_uses_the_forward_mask():
-    with ember.Graph().as_default() as g:
-        x = ember.placeholder(ember.float64, shape=(8,))
-        p = ember.placeholder(ember.bool, shape=())
-        d = cf.cond(p, lambda: ember.nn.functional.dropout(x, 0.5, training=True), lambda: x * 1.0)
-        (dx,) = ember.gradients((d * d).sum(), [x])
-    s = ember.Session(graph=g)
-    x0 = np.arange(1.0, 9.0)
-    for _ in range(3):  # y = sum(d^2), d = x * mask * 2: dy/dx = 2 d * 2 mask = 4 d, with the mask of the same run
-        dv, gv = s.run([d, dx], {x: x0, p: True})
-        np.testing.assert_allclose(gv, 4.0 * dv)
-    dv, gv = s.run([d, dx], {x: x0, p: False})
-    np.testing.assert_allclose(gv, 2.0 * x0)
-
-
 def test_cond_branches_returning_operations():
     with ember.Graph().as_default() as g:
         v = ember.Variable(1.0)
@@ -470,3 +300,21 @@ def test_cond_branches_returning_operations():
         assert s.run(r, {p: True}) and s.run(v) == 2.0
         s.run(r, {p: False})
         assert s.run(v) == 2.0
+
+
+def test_control_dependency_on_an_outer_op_inside_a_branch_is_hoisted():
+    with ember.Graph().as_default() as g:
+        v = ember.Variable(0.0)
+        p = ember.placeholder(ember.bool, shape=())
+        bump = ember.assign_add(v, 1.0)
+
+        def branch():
+            with ember.control_dependencies([bump]):
+                return ember.constant(2.0)
+
+        r = cf.cond(p, branch, lambda: ember.constant(3.0))
+        init = ember.global_variables_initializer()
+    assert bump.op in r.op.control_inputs
+    with ember.Session(graph=g) as s:
+        s.run(init)
+        assert s.run(r, {p: False}) == 3.0 and s.run(v) == 1.0  # the node depends on it, whichever branch runs

@@ -2,6 +2,7 @@
 
 import pickle
 
+import numpy as np
 import pytest
 
 import ember
@@ -108,3 +109,56 @@ def test_errors_name_the_users_operation(options):
     with pytest.raises(errors.FailedPreconditionError) as info:
         sess.run(z)
     assert info.value.op.graph is g
+
+
+@pytest.mark.parametrize("options", [{}, {"optimize": False}, {"specialize": False}])
+def test_kernel_errors_are_invalid_argument_and_keep_their_class(options):
+    with ember.Graph().as_default() as g:
+        a = ember.placeholder(ember.float32, shape=(None, None), name="a")
+        b = ember.placeholder(ember.float32, shape=(None, None), name="b")
+        c = ember.matmul(a, b)
+    feed = {a: np.ones((2, 3), np.float32), b: np.ones((2, 3), np.float32)}
+    with pytest.raises(errors.InvalidArgumentError, match="cannot be multiplied") as info:
+        ember.Session(graph=g, **options).run(c, feed)
+    err = info.value
+    assert isinstance(err, RuntimeError)  # what ember's kernel raised, for code that catches that
+    assert err.error_code == errors.INVALID_ARGUMENT and str(err) == str(err.__cause__)
+    if err.op is not None:  # a static plan's kernel runs without a node at hand
+        assert err.op is c.op
+    again = pickle.loads(pickle.dumps(err))
+    assert type(again) is errors.InvalidArgumentError and again.message == err.message
+
+
+def test_from_exception():
+    err = errors.from_exception(NotImplementedError("no kernel"), op=None)
+    assert (
+        isinstance(err, errors.UnimplementedError)
+        and isinstance(err, NotImplementedError)
+        and err.error_code == errors.UNIMPLEMENTED
+    )
+    err = errors.from_exception(IndexError("index 5 is out of bounds"))
+    assert isinstance(err, errors.InvalidArgumentError) and isinstance(err, IndexError)
+    assert type(errors.from_exception(IndexError("again"))) is type(err)  # one class per kind
+    odd = UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte")  # a C layout of its own
+    assert type(errors.from_exception(odd)) is errors.InvalidArgumentError
+    same = errors.NotFoundError(None, None, "x")
+    assert errors.from_exception(same) is same
+
+
+def test_compile_keeps_ember_errors():
+    f = ember.compile(lambda x, y: ember.matmul(x, y))
+    with pytest.raises(RuntimeError) as info:
+        f(ember.ones(2, 3), ember.ones(2, 3))
+    assert not isinstance(info.value, errors.OpError)
+
+
+def test_tensorflow_raises_invalid_argument_for_the_same_kernel_error():
+    tf = pytest.importorskip("tensorflow")
+    v1 = tf.compat.v1
+    with v1.Graph().as_default() as g:
+        a = v1.placeholder(tf.float32, [None, None])
+        b = v1.placeholder(tf.float32, [None, None])
+        c = v1.matmul(a, b)
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        v1.Session(graph=g).run(c, {a: np.ones((2, 3)), b: np.ones((2, 3))})
+    assert info.value.error_code == errors.INVALID_ARGUMENT

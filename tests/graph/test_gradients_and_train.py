@@ -160,3 +160,11 @@ def test_specialised_static_plans_train_exactly_like_the_general_executor(make_o
     np.testing.assert_allclose(l1, l0, rtol=1e-6)
     for a, b in zip(p0, p1, strict=True):
         np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-7)
+
+
+def test_gradients_through_indexing_of_a_fully_known_graph_tensor():
+    # the positions a view's derivative scatters back to are constants of the graph, computed when it is built
+    with ember.Graph().as_default() as g:
+        x = ember.placeholder(ember.float32, shape=(3,))
+        (d,) = ember.gradients(x.reshape(-1)[1] * 2 + x[0:2].sum() + x.t()[2], [x])
+    assert ember.Session(graph=g).run(d, {x: [1.0, 2.0, 3.0]}).tolist() == [1.0, 3.0, 1.0]

@@ -245,7 +245,9 @@ def test_summary_needs_a_graph():
 
 
 def _events(path):
-    return [Event.FromString(r) for r in S.read_records(path)]
+    events = [Event.FromString(r) for r in S.read_records(path)]
+    assert list(S.summary_iterator(path)) == events
+    return events
 
 
 def test_file_writer_add_summary_and_friends(tmp_path):
@@ -385,3 +387,24 @@ def test_register_graph_kernel_checks():
         register_graph_kernel("Whatever", 3)
     with pytest.raises(ValueError, match="'ScalarSummary' already has an executor"):
         register_graph_kernel("ScalarSummary", lambda op, inputs: ())
+
+
+def test_python_values_become_named_constants():
+    with ember.Graph().as_default():
+        names = [
+            [t.op.name for t in op.op.inputs]
+            for op in (
+                S.scalar("s", 1.0),
+                S.histogram("h", [1.0, 2.0]),
+                S.image("i", np.zeros((1, 2, 2, 1), np.float32)),
+                S.audio("a", np.zeros((1, 2), np.float32), 8000),
+                S.tensor_summary("t", [1, 2]),
+            )
+        ]
+    assert names == [
+        ["s/tags", "s/values"],
+        ["h/tag", "h/values"],
+        ["i/tag", "i/tensor"],
+        ["a/tag", "a/tensor", "a/sample_rate"],
+        ["t/tag", "t/tensor", "t/serialized_summary_metadata"],
+    ]

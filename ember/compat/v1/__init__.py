@@ -39,7 +39,6 @@ from ...graph import (
     get_default_graph,
     get_default_session,
     global_variables_initializer,
-    gradients,
     group,
     identity,
     no_op,
@@ -50,8 +49,20 @@ from ...graph import (
 from ...graph.errors import OpError
 from ...graph.proto import Event, HistogramProto, LogMessage, RunMetadata, RunOptions, SessionLog, Summary, SummaryMetadata
 from ...graph.py_func import numpy_function, py_func
-from . import experimental, gfile, summary
+from . import experimental, gfile, initializers, layers, losses, nn, random, summary, train
+from .clip_ops import clip_by_global_norm, clip_by_norm, clip_by_value, global_norm
 from .config import ConfigProto, GPUOptions, GraphOptions, OptimizerOptions
+from .control_flow_ops import (
+    Assert,
+    Print,
+    case,
+    cond,
+    debugging,
+    print_v2 as print,  # noqa: A004 - TensorFlow's name
+    stop_gradient,
+    tuple_ as tuple,  # noqa: A004 - TensorFlow's name
+    while_loop,
+)
 from .framework import (
     EagerTensor,
     Graph,
@@ -67,13 +78,7 @@ from .framework import (
     name_scope,
     reset_default_graph,
 )
-from .platform import app, flags, logging
-
-bool = bool_  # noqa: A001 - TensorFlow's name
-half = float16
-double = float64
-from . import initializers, random, train
-from .clip_ops import clip_by_global_norm, clip_by_norm, clip_by_value, global_norm
+from .gradients_impl import UnconnectedGradients, gradients, hessians
 from .initializers import (
     constant_initializer,
     glorot_normal_initializer,
@@ -87,6 +92,7 @@ from .initializers import (
     variance_scaling_initializer,
     zeros_initializer,
 )
+from .platform import app, flags, logging
 from .random_ops import get_seed, multinomial, random_normal, random_shuffle, random_uniform, set_random_seed, truncated_normal
 from .variable_scope import AUTO_REUSE, VariableScope, get_local_variable, get_variable, get_variable_scope, variable_scope
 from .variables import (
@@ -96,6 +102,9 @@ from .variables import (
     add_to_collection,
     add_to_collections,
     all_variables,
+    assign,
+    assign_add,
+    assign_sub,
     get_collection,
     get_collection_ref,
     global_variables,
@@ -109,4 +118,21 @@ from .variables import (
     moving_average_variables,
     report_uninitialized_variables,
     trainable_variables,
+)
+
+bool = bool_  # noqa: A001 - TensorFlow's name
+half = float16
+double = float64
+
+from ...graph.flow_ops import (  # noqa: E402 - TensorFlow's assert_* at the top level too
+    assert_equal,
+    assert_greater,
+    assert_greater_equal,
+    assert_less,
+    assert_less_equal,
+    assert_negative,
+    assert_non_negative,
+    assert_non_positive,
+    assert_none_equal,
+    assert_positive,
 )

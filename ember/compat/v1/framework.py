@@ -27,7 +27,7 @@ from ..._core import dtype as _dt
 from ..._core.tensor import Tensor as _EmberTensor
 from ...graph import graph as _graph
 from ...graph.sources import constant as _graph_constant
-from ...graph.tensor import GraphTensor
+from ...graph.tensor import GraphTensor, ember_operators, ember_operators_active
 from ...ops import functional as F
 
 __all__ = [
@@ -48,10 +48,10 @@ def op_scope(name: str | None, default: str, values=()) -> Iterator[_Scope]:
     graph = next((v.graph for v in values if isinstance(v, GraphTensor)), None)
     if graph is None or (_graph.in_graph_scope() and graph is _graph.get_default_graph()):
         graph = _graph.get_default_graph()
-        with graph.name_scope(name or default) as scope:
+        with graph.name_scope(name or default) as scope, ember_operators():
             yield _Scope(graph, scope, len(graph._ops))
         return
-    with graph.as_default(), graph.name_scope(name or default) as scope:
+    with graph.as_default(), graph.name_scope(name or default) as scope, ember_operators():
         yield _Scope(graph, scope, len(graph._ops))
 
 
@@ -229,6 +229,8 @@ def _xor(x, y, scope):
     return F.logical_xor(x, y) if x._dtype is _dt.bool_ else F.bitwise_xor(x, y)
 
 
+_OPERATORS_EMBER = ember_operators_active
+
 _BINARY = {  # dunder -> (TensorFlow's node name, TensorFlow's op type, the computation)
     "add": ("add", "AddV2", lambda x, y, s: F.add(x, y)),
     "sub": ("sub", "Sub", lambda x, y, s: F.sub(x, y)),
@@ -290,7 +292,11 @@ def _eager_binary(compute, x, y, reverse: bool, op_type: str):
 
 
 def _dunder(kind: str, reverse: bool = False):
+    ember_method = getattr(_EmberTensor, f"__{'r' if reverse else ''}{kind}__")
+
     def method(self, other):
+        if _OPERATORS_EMBER():  # inside ember's own code: ember's operators
+            return ember_method(self, other)
         if isinstance(other, _EmberTensor) and not isinstance(other, GraphTensor) and isinstance(self, GraphTensor):
             other = other.numpy()
         return binary_op(kind, other, self, reverse=True) if reverse else binary_op(kind, self, other)
@@ -302,6 +308,8 @@ def _dunder(kind: str, reverse: bool = False):
 
 def _unary(node_name: str, compute):
     def method(self):
+        if _OPERATORS_EMBER():
+            return compute(self)
         if not isinstance(self, GraphTensor):
             return EagerTensor._wrap(compute(self))
         with op_scope(None, node_name, (self,)) as scope:
@@ -333,12 +341,16 @@ class TFOperators:
     __abs__ = _unary("Abs", F.abs)
 
     def __invert__(self):
+        if _OPERATORS_EMBER():
+            return _EmberTensor.__invert__(self)
         if not isinstance(self, GraphTensor):
             return EagerTensor._wrap(F.logical_not(self) if self._dtype is _dt.bool_ else F.bitwise_not(self))
         with op_scope(None, "LogicalNot" if self._dtype is _dt.bool_ else "Invert", (self,)) as scope:
             return scope.out(F.logical_not(self) if self._dtype is _dt.bool_ else F.bitwise_not(self))
 
     def __getitem__(self, index):
+        if _OPERATORS_EMBER():
+            return _EmberTensor.__getitem__(self, index)
         if not isinstance(self, GraphTensor):
             return EagerTensor._wrap(_EmberTensor.__getitem__(self, index))
         with op_scope(None, "strided_slice", (self,)) as scope:
@@ -346,10 +358,10 @@ class TFOperators:
 
     # TensorFlow 1's graph tensors are compared and hashed as objects (tf.equal compares values)
     def __eq__(self, other):
-        return self is other
+        return _EmberTensor.__eq__(self, other) if _OPERATORS_EMBER() else self is other
 
     def __ne__(self, other):
-        return self is not other
+        return _EmberTensor.__ne__(self, other) if _OPERATORS_EMBER() else self is not other
 
     __hash__ = object.__hash__
 
@@ -387,9 +399,13 @@ class EagerTensor(TFOperators, _EmberTensor):
         return out
 
     def __eq__(self, other):
+        if _OPERATORS_EMBER():
+            return _EmberTensor.__eq__(self, other)
         return EagerTensor._wrap(F.eq(self, constant(other, dtype=self._dtype) if not isinstance(other, _EmberTensor) else other))
 
     def __ne__(self, other):
+        if _OPERATORS_EMBER():
+            return _EmberTensor.__ne__(self, other)
         return EagerTensor._wrap(F.ne(self, constant(other, dtype=self._dtype) if not isinstance(other, _EmberTensor) else other))
 
     __hash__ = object.__hash__

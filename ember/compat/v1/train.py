@@ -1,12 +1,27 @@
 """``tf.train``: TensorFlow 1's optimizers, learning-rate schedules and global step (graph mode's
-``ember.graph.train``)."""
+``ember.graph.train``), and its checkpoints (``ember.graph.saver``, ``ember.graph.checkpoint``)."""
 
 from __future__ import annotations
 
+from ...graph.checkpoint import (
+    NewCheckpointReader,
+    checkpoint_exists,
+    get_checkpoint_mtimes,
+    get_checkpoint_state,
+    latest_checkpoint,
+    list_variables,
+    load_checkpoint,
+    load_variable,
+    remove_checkpoint,
+    update_checkpoint_state,
+)
+from ...graph.proto.checkpoint import CheckpointState, SaverDef
+from ...graph.saver import Saver, export_meta_graph
 from ...graph.train import (
     AdadeltaOptimizer,
     AdagradOptimizer,
     AdamOptimizer,
+    ExponentialMovingAverage,
     FtrlOptimizer,
     GradientDescentOptimizer,
     MomentumOptimizer,
@@ -29,8 +44,23 @@ from ...graph.train import (
 
 __all__ = [
     "AdadeltaOptimizer",
+    "CheckpointState",
+    "NewCheckpointReader",
+    "Saver",
+    "SaverDef",
+    "checkpoint_exists",
+    "export_meta_graph",
+    "get_checkpoint_mtimes",
+    "get_checkpoint_state",
+    "latest_checkpoint",
+    "list_variables",
+    "load_checkpoint",
+    "load_variable",
+    "remove_checkpoint",
+    "update_checkpoint_state",
     "AdagradOptimizer",
     "AdamOptimizer",
+    "ExponentialMovingAverage",
     "FtrlOptimizer",
     "GradientDescentOptimizer",
     "MomentumOptimizer",

@@ -21,7 +21,7 @@ import numpy as np
 from ..._core.dtype import string
 from ..._core.tensor import tensor
 from ...dispatch.interpreter import EAGER
-from ..errors import FailedPreconditionError
+from ..errors import FailedPreconditionError, OpError, from_exception
 from ..symbolic import SymInt, evaluate, has_symbols
 
 __all__ = [
@@ -31,7 +31,7 @@ __all__ = [
 
 _WRITES = {"Assign", "AssignAdd", "AssignSub"}
 # nodes that ask whether their input variables hold a value: they never read the values
-_QUERIES = {"IsVariableInitialized", "ReportUninitializedVariables"}
+_QUERIES = {"IsVariableInitialized", "ReportUninitializedVariables", "InitializedValue"}
 
 # Graph-only node types defined above this floor (control flow, summaries, PyFunc, Print, Assert):
 # type -> run(step, values, session) (see register_executor and register_graph_kernel)
@@ -179,8 +179,10 @@ class Plan:
             outs = tuple(slot(t) for t in op.outputs)
             kind = op.kind if op.op_expr is None else "primitive"
             step = Step(op, kind, ins, outs)
-            if kind in _QUERIES:
-                step.var = tuple(origin.get(t._op, t._op) for t in op.inputs)
+            if kind in _QUERIES:  # InitializedValue asks of its first input only, and reads the second (the initial value)
+                asked = op.inputs[:1] if kind == "InitializedValue" else op.inputs
+                step.var = tuple(origin.get(t._op, t._op) for t in asked)
+                step.reads = tuple((s, variables[s]) for s in ins[len(asked):] if s in variables)
                 self.steps.append(step)
                 continue
             step.reads = tuple((s, variables[s]) for s in (ins[1:] if kind in _WRITES else ins) if s in variables)
@@ -217,9 +219,11 @@ class Plan:
         for i, step in enumerate(self.steps):
             step.free = tuple(frees.get(i, ()))
 
-    def run(self, session, feed_values: list, monitor=None) -> list:
+    def run(self, session, feed_values: list, monitor=None, tf_errors: bool = False) -> list:
         """The fetched values. ``monitor``, if given, hears ``after_step(op, outputs, start_ns)``
-        after each node (``run_metadata.py``'s RunTracer: timings and a deadline)."""
+        after each node (``run_metadata.py``'s RunTracer: timings and a deadline). With
+        ``tf_errors`` (a Session's run), a kernel's exception is raised as TensorFlow's OpError
+        naming the node (``errors.from_exception``); else as it is (``ember.compile``)."""
         values = self.template.copy()
         env: dict = {}
         for s, v, binds in zip(self.feed_slots, feed_values, self.feed_binds, strict=True):
@@ -228,36 +232,41 @@ class Plan:
                 env[var] = v._shape[j]
         apply = EAGER.apply
         variables = session._variables
-        for step in self.steps:
-            if monitor is not None:
-                start = time.time_ns()
-            if step.reads:
-                for s, var in step.reads:
-                    values[s] = _read(variables, var, step.op)
-            kind = step.kind
-            if kind == "primitive":
-                attrs = step.attrs
-                if step.symbolic:
-                    attrs = {k: evaluate(v, env) for k, v in attrs.items()}
-                ins = tuple([values[i] for i in step.ins])
-                if step.view:
-                    result = _view(step.op.op_expr, ins, attrs)
-                elif step.inplace is not None and (target := inplace_target(ins, step.inplace)) is not None:
-                    result = apply(step.op.op_expr, ins, attrs, (target,))
-                    target = None
+        try:
+            for step in self.steps:
+                if monitor is not None:
+                    start = time.time_ns()
+                if step.reads:
+                    for s, var in step.reads:
+                        values[s] = _read(variables, var, step.op)
+                kind = step.kind
+                if kind == "primitive":
+                    attrs = step.attrs
+                    if step.symbolic:
+                        attrs = {k: evaluate(v, env) for k, v in attrs.items()}
+                    ins = tuple([values[i] for i in step.ins])
+                    if step.view:
+                        result = _view(step.op.op_expr, ins, attrs)
+                    elif step.inplace is not None and (target := inplace_target(ins, step.inplace)) is not None:
+                        result = apply(step.op.op_expr, ins, attrs, (target,))
+                        target = None
+                    else:
+                        result = apply(step.op.op_expr, ins, attrs)
+                    for s, r in zip(step.outs, result, strict=True):
+                        values[s] = r
+                    for k, j, var in step.binds:
+                        env.setdefault(var, result[k]._shape[j])
+                    ins = result = r = None  # no reference here may outlive the slot the plan frees
                 else:
-                    result = apply(step.op.op_expr, ins, attrs)
-                for s, r in zip(step.outs, result, strict=True):
-                    values[s] = r
-                for k, j, var in step.binds:
-                    env.setdefault(var, result[k]._shape[j])
-                ins = result = r = None  # no reference here may outlive the slot the plan frees
-            else:
-                _run_graph_op(step, values, variables, session)
-            if monitor is not None:
-                monitor.after_step(step.op, [values[s] for s in step.outs], start)
-            for s in step.free:
-                values[s] = None
+                    _run_graph_op(step, values, variables, session)
+                if monitor is not None:
+                    monitor.after_step(step.op, [values[s] for s in step.outs], start)
+                for s in step.free:
+                    values[s] = None
+        except (RuntimeError, ValueError, IndexError) as error:
+            if not tf_errors or isinstance(error, OpError):
+                raise
+            raise from_exception(error, step.op) from error
         for s, var in self.fetch_reads:
             values[s] = _read(variables, var, var)
         return [values[s] for s in self.fetch_slots]
@@ -304,6 +313,12 @@ def _read(variables: dict, var, reader):
     return value
 
 
+def _fresh(op) -> bool:
+    """Whether ``op``'s outputs are new memory of its own (a kernel's output, not a view, a
+    constant, a variable's value or a pass-through)."""
+    return op.kind == "Fused" or (op.op_expr is not None and op.op_expr.view is None)
+
+
 def _run_graph_op(step: Step, values: list, variables: dict, session=None) -> None:
     op = step.op
     kind = step.kind
@@ -315,8 +330,13 @@ def _run_graph_op(step: Step, values: list, variables: dict, session=None) -> No
             if old is None:
                 raise FailedPreconditionError(None, op, f"Attempting to use uninitialized value {var.name}\n\t [[node {op.name}]]")
             new = old + new if kind == "AssignAdd" else old - new
-        elif new._shape != tuple(op.inputs[0]._shape) and op.inputs[0]._static.is_fully_defined():
-            raise ValueError(f"{op.name}: cannot assign a value of shape {tuple(new._shape)} to {var.name} of shape {op.inputs[0]._static}")
+        else:
+            if new._shape != tuple(op.inputs[0]._shape) and op.inputs[0]._static.is_fully_defined():
+                raise ValueError(f"{op.name}: cannot assign a value of shape {tuple(new._shape)} to {var.name} of shape {op.inputs[0]._static}")
+            if not _fresh(op.inputs[1]._op):
+                # a constant's value or another variable's: the static executor later writes this
+                # variable in place, which must not reach the graph's constant or the other variable
+                new = new.clone()
         variables[var] = new
         values[step.outs[0]] = new
     elif kind in ("Identity", "PlaceholderWithDefault"):
@@ -325,6 +345,9 @@ def _run_graph_op(step: Step, values: list, variables: dict, session=None) -> No
         pass
     elif kind == "IsVariableInitialized":
         values[step.outs[0]] = tensor(step.var[0] in variables)
+    elif kind == "InitializedValue":
+        value = variables.get(step.var[0])
+        values[step.outs[0]] = values[step.ins[1]] if value is None else value
     elif kind == "ReportUninitializedVariables":
         names = [var.name for var in step.var if var not in variables]
         values[step.outs[0]] = tensor(np.array(names, dtype=object).reshape(len(names)), dtype=string)

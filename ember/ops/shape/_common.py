@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import math
 
-from ..._core.tensor import Tensor
+import numpy as np
+
+from ..._core.tensor import Tensor, tensor
 from ...dispatch import OpExpr, dispatch
+from ...dispatch.interpreter import running_eagerly
 from ..common import functional as _F
 
 __all__ = ["in_shape", "named", "positions", "run", "scatter_back"]
@@ -39,7 +42,10 @@ def in_shape(ctx, i: int = 0) -> tuple:
 
 def positions(op: OpExpr, attrs: dict, shape: tuple) -> tuple:
     """The flat input positions each output element of the view op ``op`` reads: the op applied
-    to an ``arange`` of ``shape`` (metadata only; nothing is recorded)."""
+    to an ``arange`` of ``shape`` (metadata only; nothing is recorded). While a graph is being
+    built the positions are still computed now: they are constants of the graph, not nodes."""
+    if not running_eagerly() and all(type(d) is int for d in shape):  # (unknown sizes: nodes, evaluated per run)
+        return op.view(attrs, tensor(np.arange(math.prod(shape)).reshape(shape)))
     base = _F().arange(math.prod(shape)).reshape(shape)
     if base.is_global:  # inside a global op's derivative (dispatch/sbp.py's AMBIENT): the global interpreter views it
         return dispatch(op, (base,), attrs)
