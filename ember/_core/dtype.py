@@ -77,6 +77,66 @@ class DType:
         """
         return _TO_REAL.get(self, self)
 
+    # TensorFlow's spellings of the same facts (ember.compat.v1's dtypes are these objects):
+    # TF1 programs read x.dtype.base_dtype, .as_numpy_dtype, .is_floating, .min/.max.
+
+    @property
+    def base_dtype(self) -> "DType":
+        """TensorFlow's: the dtype itself (ember has no reference dtypes)."""
+        return self
+
+    @property
+    def as_numpy_dtype(self) -> type:
+        """TensorFlow's: the NumPy scalar type (``numpy.float32``)."""
+        return self.numpy_dtype.type
+
+    @property
+    def as_datatype_enum(self) -> "builtins.int":
+        """TensorFlow's ``DataType`` number (``DT_FLOAT`` is 1)."""
+        return self.tf_enum
+
+    @property
+    def is_floating(self) -> bool:
+        """TensorFlow's ``is_floating_point``."""
+        return self.kind == "f"
+
+    @property
+    def is_integer(self) -> bool:
+        """TensorFlow's: an integer dtype (not bool)."""
+        return self.kind in "iu"
+
+    @property
+    def is_unsigned(self) -> bool:
+        return self.kind in "ub"
+
+    @property
+    def is_bool(self) -> bool:
+        return self.kind == "b"
+
+    @property
+    def real_dtype(self) -> "DType":
+        """TensorFlow's ``to_real()``."""
+        return self.to_real()
+
+    @property
+    def size(self) -> "builtins.int":
+        """TensorFlow's ``itemsize``."""
+        return self.itemsize
+
+    @property
+    def min(self):
+        """The smallest value of the dtype (TensorFlow's ``DType.min``)."""
+        return _limits(self)[0]
+
+    @property
+    def max(self):
+        """The largest value of the dtype (TensorFlow's ``DType.max``)."""
+        return _limits(self)[1]
+
+    def is_compatible_with(self, other) -> bool:
+        """TensorFlow's: whether a value of ``other`` can be used as this dtype (the same dtype)."""
+        return as_dtype(other) is self
+
     def to_complex(self) -> "DType":
         """The complex dtype of this precision (float16/bfloat16 widen to complex64).
 
@@ -90,6 +150,18 @@ class DType:
 
 
 _BY_NAME: dict[str, DType] = {}
+
+
+def _limits(dtype: DType) -> tuple:
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype.numpy_dtype)
+        return builtins.int(info.min), builtins.int(info.max)
+    if dtype.kind == "f":
+        info = ml_dtypes.finfo(dtype.numpy_dtype) if dtype.name == "bfloat16" else np.finfo(dtype.numpy_dtype)
+        return builtins.float(info.min), builtins.float(info.max)
+    if dtype.kind == "b":
+        return False, True
+    raise TypeError(f"Cannot find minimum/maximum value of {dtype.name}.")
 
 
 def _dtype_by_name(name: str) -> DType:

@@ -83,6 +83,9 @@ class LazyInterpreter(Interpreter):
         if isinstance(t, GraphTensor):
             if t._op.graph is not self.graph:
                 raise ValueError(f"Tensor {t!r} must be from the same graph as the operation it feeds ({self.graph!r}); it is from another graph.")
+            if type(t).reads_snapshot:  # TensorFlow 1's variables: an op reads the "read" identity made with them
+                read = getattr(t, "_read", None)
+                return t if read is None else read  # (the identity itself reads the variable)
             return t
         if t.is_global:
             refuse_global("a graph", t)

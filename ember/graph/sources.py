@@ -12,6 +12,7 @@ import numpy as np
 from .._core import dtype as _dt
 from .._core.shape import broadcast_shapes
 from .._core.tensor import Tensor, tensor
+from ..dispatch.interpreter import eager_default_interpreter, interpreter_scope
 from .graph import Graph, Operation, building_graph, get_default_graph, in_graph_scope, session_for
 from .lazy import const_node, refuse_global
 from .symbolic import TensorShape, as_shape, probe_shape
@@ -68,18 +69,21 @@ def constant(value, dtype=None, shape=None, name: str = "Const"):
     """
     dtype = None if dtype is None else _dt.as_dtype(dtype, op="constant", arg="dtype")
     value = _as_eager(value, dtype, "constant")
-    if shape is not None:
-        shape = tuple(as_shape(shape).as_list())
-        n = int(np.prod(shape, dtype=np.int64))
-        if value.numel() == 1 and n != 1:
-            value = value.reshape(()).expand(shape).contiguous()
-        elif value.numel() == n:
-            value = value.reshape(shape)
-        else:
-            raise TypeError(f"constant(): expected {n} values for shape {list(shape)}, got {value.numel()}")
+    with interpreter_scope(eager_default_interpreter()):  # the value is made now, in a graph scope too
+        if shape is not None:
+            shape = tuple(as_shape(shape).as_list())
+            n = int(np.prod(shape, dtype=np.int64))
+            if value.numel() == 1 and n != 1:
+                value = value.reshape(()).expand(shape).contiguous()
+            elif value.numel() == n:
+                value = value.reshape(shape)
+            else:
+                raise TypeError(f"constant(): expected {n} values for shape {list(shape)}, got {value.numel()}")
+        if not value.is_contiguous():
+            value = value.contiguous()
     if not in_graph_scope():
         return value
-    return const_node(get_default_graph(), value.contiguous() if not value.is_contiguous() else value, name)
+    return const_node(get_default_graph(), value, name)
 
 
 def placeholder(dtype, shape=None, name: str | None = None) -> GraphTensor:

@@ -433,8 +433,13 @@ class TensorShape:
     def __str__(self) -> str:
         if self._dims is None:
             return "<unknown>"
-        inner = ", ".join(str(d) for d in self._dims)
+        inner = ", ".join(UNKNOWN_SIZE_TEXT[0] if d is None else str(d) for d in self._dims)
         return f"({inner},)" if len(self._dims) == 1 else f"({inner})"
+
+
+# How an unknown size prints: TensorFlow 2's "(None, 3)"; ember.compat.v1.disable_v2_behavior()
+# switches to TensorFlow 1's "(?, 3)".
+UNKNOWN_SIZE_TEXT = ["None"]
 
 
 def _size(d) -> int | None:

@@ -82,6 +82,10 @@ class GraphTensor(Tensor):
 
     __slots__ = ("_index", "_op", "_static")
 
+    # Whether an op using this tensor reads the snapshot made with it (``_read``) instead: a
+    # TensorFlow 1 variable (``ember.compat.v1``'s) is read through its "read" identity.
+    reads_snapshot = False
+
     @classmethod
     def _make(cls, op, index: int, shape: tuple, static: TensorShape, dtype: _dt.DType) -> GraphTensor:
         t = object.__new__(cls)

@@ -82,7 +82,10 @@ def sum_to(grad, shape: tuple):
     lead = grad.ndim - len(shape)
     dims = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and grad._shape[lead + i] != 1)
     out = grad.sum(dim=dims, keepdim=True) if dims else grad
-    return out.reshape(shape) if out._shape != tuple(shape) else out
+    # In graph mode a size unknown when the graph was built (an int subclass) that met a known
+    # size in the forward broadcast is that size at run time (or the run fails there): keep the known one.
+    target = tuple(n if type(n) is int or n == r else r for n, r in zip(shape, out._shape[lead:], strict=True))
+    return out.reshape(target) if out._shape != target else out
 
 
 def wants_grad(ctx, i: int) -> bool:

@@ -48,7 +48,21 @@ from ...graph import (
 )
 from ...graph.dimension import Dimension, dimension_value
 from ...graph.errors import OpError
-from ...graph.proto import Event, HistogramProto, LogMessage, RunMetadata, RunOptions, SessionLog, Summary, SummaryMetadata
+from ...graph.proto import (
+    AttrValue,
+    Event,
+    GraphDef,
+    HistogramProto,
+    LogMessage,
+    NameAttrList,
+    NodeDef,
+    RunMetadata,
+    RunOptions,
+    SessionLog,
+    Summary,
+    SummaryMetadata,
+)
+from ...graph.proto.checkpoint import MetaGraphDef
 from ...graph.py_func import numpy_function, py_func
 from . import (
     bitwise,

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..._core import dtype as _dt
 from ..._core.tensor import Tensor as _EmberTensor
-from ...graph import graph as _graph
+from ...graph import graph as _graph, symbolic as _symbolic
 from ...graph.sources import constant as _graph_constant
 from ...graph.tensor import GraphTensor, ember_operators, ember_operators_active
 from ...ops import functional as F
@@ -45,8 +45,10 @@ def op_scope(name: str | None, default: str, values=()) -> Iterator[_Scope]:
     result handed to ``scope.out(...)`` is renamed to the scope's own name ("loss", not
     "loss/Mean"), as TensorFlow names a function's result node. As in TensorFlow, the ops are
     made in the graph of the graph tensors among ``values`` (else the default graph)."""
-    graph = next((v.graph for v in values if isinstance(v, GraphTensor)), None)
-    if graph is None or (_graph.in_graph_scope() and graph is _graph.get_default_graph()):
+    # Inside a graph scope the ops go to the default graph (a branch's function graph captures
+    # outer tensors); outside one, to the graph of the inputs, as TensorFlow's name_scope(values).
+    graph = None if _graph.in_graph_scope() else next((v.graph for v in values if isinstance(v, GraphTensor)), None)
+    if graph is None:
         graph = _graph.get_default_graph()
         with graph.name_scope(name or default) as scope, ember_operators():
             yield _Scope(graph, scope, len(graph._ops))
@@ -193,11 +195,7 @@ def v2_behavior() -> bool:
 def shape_text(shape) -> str:
     """A static shape as TensorFlow prints it: ``(None, 3)``, or TensorFlow 1's ``(?, 3)`` after
     ``disable_v2_behavior()``; ``<unknown>`` for an unknown rank."""
-    if shape.rank is None:
-        return "<unknown>"
-    unknown = "None" if _V2_BEHAVIOR[0] else "?"
-    dims = [unknown if d is None else str(d) for d in shape.as_list()]
-    return f"({dims[0]},)" if len(dims) == 1 else f"({', '.join(dims)})"
+    return str(shape)
 
 
 def _is_int(dtype: _dt.DType) -> bool:
@@ -453,11 +451,13 @@ def disable_v2_behavior() -> None:
     """TensorFlow 1's behaviour: the implicit default graph (``disable_eager_execution``), and
     TensorFlow 1's printing of shapes (``(?, 3)``) and reference variables (``float32_ref``)."""
     _V2_BEHAVIOR[0] = False
+    _symbolic.UNKNOWN_SIZE_TEXT[0] = "?"
     disable_eager_execution()
 
 
 def enable_v2_behavior() -> None:
     _V2_BEHAVIOR[0] = True
+    _symbolic.UNKNOWN_SIZE_TEXT[0] = "None"
     enable_eager_execution()
 
 

@@ -108,16 +108,21 @@ def compute_weighted_loss(
     2.0
     """
     values = convert(losses, "compute_weighted_loss", "losses")
-    with op_scope(scope, "weighted_loss"), op_scope(None, "value") as value:
+    with op_scope(scope, "weighted_loss"), op_scope(None, _result_name(reduction)) as value:
         loss = named(_reduce(values, weights, reduction), value)
     add_loss(loss, loss_collection)
     return loss
 
 
+def _result_name(reduction) -> str:
+    """TensorFlow's name of a loss's last node: the weighting's Mul, the Sum, or the mean's value."""
+    return {Reduction.NONE: "Mul", Reduction.SUM: "Sum"}.get(reduction, "value")
+
+
 def _elementwise_loss(scope, default, weights, loss_collection, reduction, compute):
     with op_scope(scope, default):
         losses = compute()
-        with op_scope(None, "value") as value:  # the loss is the node <scope>/value, as TensorFlow names it
+        with op_scope(None, _result_name(reduction)) as value:  # <scope>/value (Sum, Mul), as TensorFlow names it
             loss = named(_reduce(losses, weights, reduction), value)
     add_loss(loss, loss_collection)
     return loss

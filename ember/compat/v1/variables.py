@@ -185,6 +185,8 @@ class Variable(TFOperators, _sources.Variable):
 
     __slots__ = ("_constraint",)
 
+    reads_snapshot = True  # ops read it through "<name>/read", as TensorFlow 1's (ref) variables
+
     def __new__(cls, initial_value=None, trainable=None, collections=None, validate_shape: bool = True, caching_device=None, name=None,
                 variable_def=None, dtype=None, expected_shape=None, import_scope=None, constraint=None, use_resource=None,
                 synchronization=None, aggregation=None, shape=None):  # fmt: skip

@@ -86,7 +86,8 @@ def _check_source(op: str, x: Tensor, d: int, index: Tensor, source: Tensor) -> 
     xs, ss = ndim1(x._shape), ndim1(source._shape)
     n = index.numel()
     expected = (*xs[:d], n, *xs[d + 1 :])
-    if len(ss) != len(xs) or tuple(ss) != expected:
+    # a size unknown while a graph is built (an int subclass) is checked when the graph runs
+    if len(ss) != len(xs) or any(a != b and type(a) is int and type(b) is int for a, b in zip(ss, expected, strict=True)):
         raise RuntimeError(
             f"{op}(): Source/destination tensor must have same slice shapes (source {list(source._shape)}, expected {list(expected)})"
         )

@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from ..._core import dtype as _dt
 from ..._core.tensor import Tensor, tensor
 from ...dispatch import OpExpr, dispatch
 from ...dispatch.interpreter import running_eagerly
@@ -44,8 +45,14 @@ def positions(op: OpExpr, attrs: dict, shape: tuple) -> tuple:
     """The flat input positions each output element of the view op ``op`` reads: the op applied
     to an ``arange`` of ``shape`` (metadata only; nothing is recorded). While a graph is being
     built the positions are still computed now: they are constants of the graph, not nodes."""
-    if not running_eagerly() and all(type(d) is int for d in shape):  # (unknown sizes: nodes, evaluated per run)
-        return op.view(attrs, tensor(np.arange(math.prod(shape)).reshape(shape)))
+    if not running_eagerly():
+        if all(type(d) is int for d in shape):
+            return op.view(attrs, tensor(np.arange(math.prod(shape)).reshape(shape)))
+        # sizes known only when the graph runs: the positions are nodes (a count of ones keeps
+        # the size's formula, which an arange of an unknown size would lose), viewed by a node
+        F = _F()
+        count = F.cumsum(F.ones(shape, dtype=_dt.int64).reshape(-1), 0)
+        return dispatch(op, (F.sub(count, 1).reshape(shape),), attrs)
     base = _F().arange(math.prod(shape)).reshape(shape)
     if base.is_global:  # inside a global op's derivative (dispatch/sbp.py's AMBIENT): the global interpreter views it
         return dispatch(op, (base,), attrs)

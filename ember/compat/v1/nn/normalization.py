@@ -10,6 +10,7 @@ import numpy as np
 from ...._core import dtype as _dt
 from ...._core.tensor import Tensor
 from ....graph.graph import in_graph_scope
+from ....graph.tensor import GraphTensor
 from ....ops import functional as F
 from ..random_ops import random_uniform
 from ._common import convert, convert_like, named, op_scope, outputs, rank_of, static_shape
@@ -171,13 +172,21 @@ def _keep_probability(keep_prob, rate, like: Tensor):
     if keep_prob is None and rate is None:
         raise ValueError("`rate` must be provided. Received: rate=None")
     if isinstance(keep_prob, Tensor):
-        return convert_like(keep_prob, like, "dropout", "keep_prob")
+        return _scalar(convert_like(keep_prob, like, "dropout", "keep_prob"))
     if isinstance(rate, Tensor):
-        return F.rsub(convert_like(rate, like, "dropout", "rate"), 1.0)
+        return F.rsub(_scalar(convert_like(rate, like, "dropout", "rate")), 1.0)
     rate = 1.0 - float(keep_prob) if keep_prob is not None else float(rate)
     if not 0.0 <= rate < 1.0:
         raise ValueError(f"`rate` must be a scalar tensor or a float in the range [0, 1). Received: rate={rate}")
     return 1.0 - rate
+
+
+def _scalar(p):
+    """``keep_prob``/``rate`` is a scalar: a placeholder made without a shape (TF1 programs'
+    ``tf.placeholder(tf.float32)``) is given one, so what is computed from it has a known rank."""
+    if isinstance(p, GraphTensor) and p.shape.rank is None and not p.consumers():
+        p.set_shape(())
+    return p
 
 
 def _uniform_noise(t: Tensor, noise_shape, seed):
