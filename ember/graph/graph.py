@@ -127,6 +127,9 @@ class Graph:
         self._local = threading.local()  # this thread's name scope, control deps, device
         self.version = 0
         self.seed = None
+        # Called when a Session starts running this graph: state TensorFlow keeps per session
+        # (a seeded random op's stream, which a new session replays) starts over.
+        self.session_start_hooks: list = []
         self._function_names: set = set()  # of the function graphs nested in it (cond branches, loop bodies)
 
     # -- per-thread building state --------------------------------------------------

@@ -153,6 +153,7 @@ class Session:
         self._variables: dict = {}
         self._plans: dict = {}
         self._closed = False
+        self._started = False  # whether the graph's session_start_hooks ran for this session
         self._default_ctx = None
         self._optimize = optimize
         self._specialize = specialize
@@ -185,6 +186,10 @@ class Session:
         graph = self._graph
         if graph is None:
             graph = self._graph = _first_graph(fetches) or get_default_graph()
+        if not self._started:
+            self._started = True
+            for hook in graph.session_start_hooks:
+                hook()
         key = _fetch_key(fetches)
         if feed_dict and _FEED_TYPES and any(isinstance(k, _FEED_TYPES) for k in feed_dict):
             feed_dict = _expand_feeds(feed_dict)

@@ -90,5 +90,5 @@ def test_tf_io_nodes_files_and_dimensions(tmp_path):
     assert (data.op.type, back.op.type, back.shape.rank) == ("SerializeTensor", "ParseTensor", None)
     assert tf.Session(graph=g).run(back, {x: [1.0, 2.5]}).tolist() == [2.0, 5.0]
     path = tf.io.write_graph(g, str(tmp_path), "g.pbtxt")
-    assert tf.io.gfile.exists(path) and "SerializeTensor" in open(path).read()
+    assert tf.io.gfile.exists(path) and "SerializeTensor" in tf.io.gfile.GFile(path).read()
     assert tf.Dimension(3).value == 3 and tf.dimension_value(tf.Dimension(None)) is None

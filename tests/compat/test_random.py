@@ -134,3 +134,21 @@ def test_a_probe_shape_draws_a_seeded_batch_of_the_fed_size():
     assert a2.shape == (2, 3) and a5.shape == (5, 3) and ((a5 >= 0) & (a5 < 1)).all()
     np.testing.assert_array_equal(a2, b2)
     np.testing.assert_array_equal(a5, b5)
+
+
+def test_a_new_session_replays_seeded_streams_and_gamma_draws():
+    with tf.Graph().as_default() as g:
+        tf.set_random_seed(7)
+        ops = [tf.random_normal([3]), tf.random_uniform([2], maxval=5, dtype=tf.int32), tf.multinomial([[0.0, 1.0]], 4),
+               tf.random.gamma([4], alpha=2.0, beta=2.0)]  # fmt: skip
+    with tf.Session(graph=g) as sess:
+        first, second = sess.run(ops), sess.run(ops)
+    with tf.Session(graph=g) as sess:
+        again = sess.run(ops)
+    assert all(np.array_equal(a, b) for a, b in zip(first, again, strict=True))  # TensorFlow's per-session streams
+    assert not np.array_equal(first[0], second[0])
+    assert ops[3].op.type == "RealDiv" and ops[3].shape.as_list() == [4] and (first[3] > 0).all()
+    with pytest.raises(LookupError, match="RandomGamma"):
+        with g.as_default():
+            a = tf.constant(2.0)
+            tf.gradients(tf.random.gamma([2], alpha=a), [a])

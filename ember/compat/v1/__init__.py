@@ -265,6 +265,7 @@ from .math_ops import (
     truncatemod,
 )
 from .platform import app, flags, logging
+from .random_gamma import random_gamma
 from .random_ops import get_seed, multinomial, random_normal, random_shuffle, random_uniform, set_random_seed, truncated_normal
 from .reduce_ops import (
     argmax,

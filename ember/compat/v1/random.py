@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .random_gamma import random_gamma as gamma
 from .random_ops import (
     categorical,
     get_seed,
@@ -13,4 +14,4 @@ from .random_ops import (
     truncated_normal,
 )
 
-__all__ = ["categorical", "get_seed", "multinomial", "normal", "set_random_seed", "shuffle", "truncated_normal", "uniform"]
+__all__ = ["categorical", "gamma", "get_seed", "multinomial", "normal", "set_random_seed", "shuffle", "truncated_normal", "uniform"]

@@ -123,6 +123,9 @@ def _sampler(tf_type: str, op_expr, shape: tuple, dtype, params: dict, seed, nam
              "seed": seed1 or 0, "seed2": seed2 or 0}  # fmt: skip
     static = TensorShape([None if isinstance(d, SymInt) else d for d in shape])
     op = graph.create_op(op_expr.name, (), attrs, [(shape, static, dtype)], name=name, op_expr=op_expr)
+    if seed1 is not None or seed2 is not None:  # a new session replays a seeded stream, as TensorFlow's
+        generator, start = attrs["generator"], (int(seed1 or 0) << 32) | int(seed2 or 0)
+        graph.session_start_hooks.append(lambda: generator.manual_seed(start))
     op._tf_type = tf_type  # the sampler runs it; TensorFlow's type names it (TruncatedNormal is the normal sampler with a bound)
     return op.outputs[0]
 
@@ -225,6 +228,9 @@ def multinomial(logits, num_samples, seed=None, name=None, output_dtype=None) ->
         node = graph.create_op(MULTINOMIAL.name, (probs,), attrs, [(shape, TensorShape([logits.shape[0], num_samples]), _dt.int64)],
                                name="Multinomial", op_expr=MULTINOMIAL)  # fmt: skip
         node._tf_type = "Multinomial"
+        if seed1 is not None or seed2 is not None:  # a new session replays a seeded stream, as TensorFlow's
+            generator, start = attrs["generator"], (int(seed1 or 0) << 32) | int(seed2 or 0)
+            graph.session_start_hooks.append(lambda: generator.manual_seed(start))
         draw = node.outputs[0]
         if out_dtype is not _dt.int64:
             draw = draw.to(out_dtype)
