@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 DEMO_STAMP := $(VENV)/.installed-demo
 
-.PHONY: demo tour test fuzz bench lint interop array-api-tests clean
+.PHONY: demo tour test fuzz bench lint interop tf-oracle array-api-tests clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { echo "ember needs Python >= 3.10"; exit 1; }
@@ -67,6 +67,14 @@ interop: $(STAMP)
 	$(PY) -m pip install -q "jax[cpu]" || echo "jax is not installable here; its DLPack tests will skip"
 	$(PY) -m pip install -q safetensors || echo "safetensors is not installable here; the checkpoint format tests against it will skip"
 	$(PY) -m pip install -q tensorboard || echo "tensorboard (TensorFlow's TensorProto, the wire-compatibility oracle) is not installable here; those tests will skip"
+
+# TensorFlow as the oracle of ember.compat.v1 (opt-in, not part of `interop`: about 1.6 GB and a
+# minute to install). The tests that compare with TensorFlow then run live, the TF1 program corpus
+# under both frameworks; tf_keras (without its dependencies) gives TF 2.21 its tf.layers.
+tf-oracle: $(STAMP)
+	$(PY) -m pip install -q "tensorflow-cpu==2.21.0"
+	$(PY) -m pip install -q --no-deps "tf_keras==2.21.0"
+	TF_USE_LEGACY_KERAS=1 $(PY) -m pytest -q -p no:cacheprovider tests/tf1_programs tests/compat tests/graph
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis .ruff_cache
