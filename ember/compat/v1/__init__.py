@@ -62,11 +62,7 @@ from .array_ops import (
     ones_like,
     pack,
     range,
-    rank,
     reshape,
-    shape,
-    shape_n,
-    size,
     split,
     squeeze,
     stack,
@@ -239,6 +235,7 @@ from .reduce_ops import (
     reduce_prod,
     reduce_sum,
 )
+from .shape_ops import rank, shape, shape_n, size
 from .sparse_ops import (
     SparseTensor,
     SparseTensorValue,

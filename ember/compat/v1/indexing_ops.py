@@ -20,9 +20,10 @@ from ..._core import dtype as _dt
 from ..._core.tensor import Tensor as _EmberTensor
 from ...ops import functional as F
 from ._common import as_pair, check_dtype, static_axes, static_shape, static_value, tensor
-from .array_ops import dims_of, reshape
+from .array_ops import reshape
 from .data_dependent import where_coordinates
 from .framework import op_scope
+from .shape_ops import dims_of
 
 __all__ = [
     "argsort", "boolean_mask", "diag", "diag_part", "gather", "gather_nd", "meshgrid", "one_hot", "pad", "reverse", "reverse_v2", "scatter_nd",
