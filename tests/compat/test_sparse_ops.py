@@ -72,3 +72,14 @@ def test_sparse_gradients_reach_the_values_and_the_dense_operand():
         got = run([g_values, g_w, g_dense], {values: [2.0, 5.0], w: [[0.5], [4.0]]})
     # loss = v0 * w1 * 1 + v1 * w0 * 3
     assert got[0].tolist() == [4.0, 1.5] and got[1].tolist() == [[15.0], [2.0]] and got[2].tolist() == [7.0, 11.0]
+
+
+def test_a_sparse_placeholder_without_shape_is_a_matrix_of_unknown_size():
+    with tf.Graph().as_default():
+        sp = tf.sparse_placeholder(tf.float32)
+        product = tf.sparse_tensor_dense_matmul(sp, tf.ones([3, 1]))
+        with tf.Session() as sess:
+            got = sess.run(product, {sp: tf.SparseTensorValue([[0, 0], [1, 2]], [2.0, 3.0], [2, 3])})
+            with pytest.raises(ValueError, match=r"Cannot feed value of shape \(1, 3\) for Tensor 'Placeholder/indices:0'"):
+                sess.run(product, {sp: tf.SparseTensorValue([[0, 0, 0]], [2.0], [2, 3, 1])})
+    assert got.tolist() == [[2.0], [3.0]] and sp.shape.as_list() == [None, None]

@@ -85,9 +85,11 @@ def sparse_add(a, b, threshold=None, thresh=None):
 
 def sparse_placeholder(dtype, shape=None, name=None):
     """A SparseTensor fed with a ``SparseTensorValue`` (or an ``(indices, values, dense_shape)``
-    tuple). ``shape`` is its dense shape, possibly partial (``[None, 3]``); ember needs at least
-    its rank, so an unknown shape is refused with a message saying so."""
-    return _sp.sparse_placeholder(dtype, shape=shape, name=name)
+    tuple). ``shape`` is its dense shape, possibly partial (``[None, 3]``). ember builds a
+    graph's nodes with known ranks, so without ``shape`` the placeholder is a matrix of unknown
+    size (``[None, None]``, TensorFlow 1's common case: feature and adjacency matrices); a value
+    of another rank is refused when fed. Give ``shape=[None] * k`` for rank k."""
+    return _sp.sparse_placeholder(dtype, shape=[None, None] if shape is None else shape, name=name)
 
 
 def sparse_reduce_sum(sp_input, axis=None, keepdims=None, reduction_axes=None, keep_dims=None, name=None):
