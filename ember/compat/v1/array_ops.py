@@ -329,10 +329,7 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 -
         if any(type(a) not in (int, float) and isinstance(a, numbers.Real) for a in args):  # a size from tf.shape()
             if not is_int(dtype) or any(type(a) is float for a in args):
                 raise NotImplementedError("range(): a limit from tf.shape() is supported for integer ranges only")
-            first, stop, step = args
-            count = (stop - first + step - (1 if step > 0 else -1)) // step
-            steps = F.sub(F.cumsum(F.ones((count,), dtype=dtype), 0, dtype=dtype), 1)
-            return scope.out(F.add(F.mul(steps, step), first), "Range")
+            return scope.out(F.arange(*args, dtype=dtype), "Range")  # the size keeps its formula
         if is_int(dtype):
             args = [int(a) for a in args]
         return scope.out(F.arange(*args, dtype=dtype), "Range")
