@@ -198,6 +198,16 @@ class Variable(GraphTensor):
     def read_value(self) -> GraphTensor:
         return identity(self, name="read")
 
+    def initialized_value(self) -> GraphTensor:
+        """The variable's value where it is initialised, else its initial value: what initialising
+        another variable from this one reads, whatever order the initializers run in."""
+        graph = self.graph
+        with graph.as_default(), graph.control_dependencies(None), graph.name_scope(self.op.name + "/"):
+            init = self._initial_value
+            op = graph.create_op("InitializedValue", (self, init), {"dtype": self._dtype}, [(init._shape, self._static, self._dtype)],
+                                 name="initialized_value")  # fmt: skip
+        return op.outputs[0]
+
     def assign(self, value, name: str | None = None) -> GraphTensor:
         return _assign("Assign", self, value, name)
 

@@ -80,3 +80,15 @@ def test_device_is_recorded_on_nodes():
     assert (c.op.device, d.op.device) == ("/cpu:0", "")
     assert [n.device for n in g.as_graph_def().node] == ["/cpu:0", ""]
     assert sys.modules["ember.compat.v1"].app.flags.FLAGS is platform.FLAGS
+
+
+def test_tf_io_nodes_files_and_dimensions(tmp_path):
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, shape=(2,))
+        data = tf.io.serialize_tensor(x * 2.0)
+        back = tf.parse_tensor(data, tf.float32)
+    assert (data.op.type, back.op.type, back.shape.rank) == ("SerializeTensor", "ParseTensor", None)
+    assert tf.Session(graph=g).run(back, {x: [1.0, 2.5]}).tolist() == [2.0, 5.0]
+    path = tf.io.write_graph(g, str(tmp_path), "g.pbtxt")
+    assert tf.io.gfile.exists(path) and "SerializeTensor" in open(path).read()
+    assert tf.Dimension(3).value == 3 and tf.dimension_value(tf.Dimension(None)) is None

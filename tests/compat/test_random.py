@@ -117,3 +117,20 @@ def test_argument_errors():
             tf.random_normal([None, 2])
         with pytest.raises(ValueError, match="logits should be a matrix"):
             tf.multinomial(constant([0.5, 0.5]), 3)
+
+
+def test_a_probe_shape_draws_a_seeded_batch_of_the_fed_size():
+    def run():
+        with tf.Graph().as_default() as g:
+            tf.set_random_seed(9)
+            x = tf.placeholder(ember.float32, (None, 3))
+            noise = tf.random_uniform(x._shape)  # how tf.nn.dropout draws for an unknown batch size
+            y = x + noise
+        assert noise.shape.as_list() == [None, 3]
+        with tf.Session(graph=g) as sess:
+            return sess.run(y, {x: np.zeros((2, 3), np.float32)}), sess.run(y, {x: np.zeros((5, 3), np.float32)})
+
+    (a2, a5), (b2, b5) = run(), run()
+    assert a2.shape == (2, 3) and a5.shape == (5, 3) and ((a5 >= 0) & (a5 < 1)).all()
+    np.testing.assert_array_equal(a2, b2)
+    np.testing.assert_array_equal(a5, b5)

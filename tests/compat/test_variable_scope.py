@@ -177,6 +177,8 @@ def test_variable_takes_tensorflows_dtypes_and_methods():
         v64 = tf.Variable(np.zeros(2))
         twice = tf.Variable(lambda: constant([1.0, 2.0]) * 2.0, name="twice")
         add = n.assign_add(2)
+        tf_add = tf.assign_add(n, 1, use_locking=True)
+        reset = tf.assign(n, 7, validate_shape=True, name="reset")
         init = tf.global_variables_initializer()
     assert isinstance(n, tf.Variable) and isinstance(n, ember.Variable)
     assert (n.dtype, f.dtype, ints.dtype, big.dtype, v64.dtype) == (
@@ -191,8 +193,11 @@ def test_variable_takes_tensorflows_dtypes_and_methods():
     with tf.Session(graph=g) as sess:
         sess.run(init)
         assert sess.run(add) == 5
+        assert sess.run(tf_add) == 6
+        assert sess.run(reset) == 7 and reset.op.name == "reset"
+        sess.run(add)
         with sess.as_default():
-            assert n.eval() == 5
+            assert n.eval() == 9
             n.load(11)
             assert sess.run(n.read_value()) == 11
             np.testing.assert_array_equal(twice.eval(), [2.0, 4.0])
@@ -248,3 +253,19 @@ def test_local_variables_and_initialisation_reports():
     with tf.Session(graph=g) as sess:
         sess.run(legacy)
         assert [s.decode() for s in sess.run(report)] == ["count"]
+
+
+def test_initialized_value_reads_the_initial_value_until_the_variable_holds_one():
+    with tf.Graph().as_default() as g:
+        w = tf.Variable([1.0, 2.0], name="w")
+        twice = tf.Variable(w.initialized_value() * 2, name="twice")
+        init = tf.global_variables_initializer()
+    with tf.Session(graph=g) as sess:
+        sess.run(twice.initializer)  # w has no value yet: its initial value is read
+        np.testing.assert_array_equal(sess.run(twice), [2.0, 4.0])
+        sess.run(w.initializer)
+        sess.run(w.assign([5.0, 6.0]))
+        np.testing.assert_array_equal(sess.run(w.initialized_value()), [5.0, 6.0])
+    with tf.Session(graph=g) as sess:
+        sess.run(init)
+        np.testing.assert_array_equal(sess.run(twice), [2.0, 4.0])

@@ -218,6 +218,8 @@ def test_slots_api_and_train_op():
     assert opt.get_slot(w, "nope") is None
     assert [v.op.name for v in opt.variables()] == ["beta1_power", "beta2_power", "w/Adam", "w/Adam_1"]
     assert op.name == "fit" and op.type == "NoOp" and g.get_collection("train_op") == [op]
+    with g.as_default():
+        assert [v.op.name for v in opt._get_beta_accumulators()] == ["beta1_power", "beta2_power"]
     assert all(not v.trainable for v in opt.variables())
 
 

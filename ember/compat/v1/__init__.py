@@ -46,10 +46,27 @@ from ...graph import (
     placeholder_with_default,
     variables_initializer,
 )
+from ...graph.dimension import Dimension, dimension_value
 from ...graph.errors import OpError
 from ...graph.proto import Event, HistogramProto, LogMessage, RunMetadata, RunOptions, SessionLog, Summary, SummaryMetadata
 from ...graph.py_func import numpy_function, py_func
-from . import bitwise, dtypes, experimental, gfile, initializers, layers, linalg, losses, math, nn, random, sparse, summary, train
+from . import (
+    bitwise,
+    dtypes,
+    experimental,
+    gfile,
+    initializers,
+    io,
+    layers,
+    linalg,
+    losses,
+    math,
+    nn,
+    random,
+    sparse,
+    summary,
+    train,
+)
 from .array_ops import (
     broadcast_to,
     concat,
@@ -75,6 +92,17 @@ from .array_ops import (
 )
 from .clip_ops import clip_by_global_norm, clip_by_norm, clip_by_value, global_norm
 from .config import ConfigProto, GPUOptions, GraphOptions, OptimizerOptions
+from .control_flow_ops import (
+    Assert,
+    Print,
+    case,
+    cond,
+    debugging,
+    print_v2 as print,
+    stop_gradient,
+    tuple_ as tuple,
+    while_loop,
+)
 from .data_dependent import unique
 from .dtypes import DType, as_dtype
 from .framework import (
@@ -253,6 +281,9 @@ from .variables import (
     add_to_collection,
     add_to_collections,
     all_variables,
+    assign,
+    assign_add,
+    assign_sub,
     get_collection,
     get_collection_ref,
     global_variables,
@@ -271,3 +302,17 @@ from .variables import (
 bool = bool_  # noqa: A001 - TensorFlow's name
 half = float16
 double = float64
+
+from ...graph.flow_ops import (  # noqa: E402 - TensorFlow's assert_* at the top level too
+    assert_equal,
+    assert_greater,
+    assert_greater_equal,
+    assert_less,
+    assert_less_equal,
+    assert_negative,
+    assert_non_negative,
+    assert_non_positive,
+    assert_none_equal,
+    assert_positive,
+)
+from .io import parse_tensor, serialize_tensor, write_graph  # noqa: E402

@@ -316,18 +316,22 @@ class Identity(Initializer):
 
 
 def he_normal(seed=None) -> VarianceScaling:
+    """He's initializer: ``VarianceScaling(2.0, "fan_in", "truncated_normal")``."""
     return VarianceScaling(2.0, "fan_in", "truncated_normal", seed)
 
 
 def he_uniform(seed=None) -> VarianceScaling:
+    """He's initializer: ``VarianceScaling(2.0, "fan_in", "uniform")``."""
     return VarianceScaling(2.0, "fan_in", "uniform", seed)
 
 
 def lecun_normal(seed=None) -> VarianceScaling:
+    """LeCun's initializer: ``VarianceScaling(1.0, "fan_in", "truncated_normal")``."""
     return VarianceScaling(1.0, "fan_in", "truncated_normal", seed)
 
 
 def lecun_uniform(seed=None) -> VarianceScaling:
+    """LeCun's initializer: ``VarianceScaling(1.0, "fan_in", "uniform")``."""
     return VarianceScaling(1.0, "fan_in", "uniform", seed)
 
 

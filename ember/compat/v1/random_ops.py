@@ -26,7 +26,7 @@ from ..._core.device import CPU
 from ..._core.generator import Generator
 from ...graph.graph import get_default_graph
 from ...graph.sources import constant, identity
-from ...graph.symbolic import TensorShape, as_shape
+from ...graph.symbolic import SymInt, TensorShape, as_shape
 from ...graph.tensor import GraphTensor
 from ...ops import functional as F
 from ...ops.random.integers import MULTINOMIAL, RANDINT, RANDPERM
@@ -86,7 +86,11 @@ def _stream(seed, seed2) -> Generator:
 
 
 def _static_shape(shape, op: str) -> tuple:
-    """A random op's output shape, known when the graph is built."""
+    """A random op's output shape: known when the graph is built, or a graph tensor's probe shape
+    (``x._shape``, where an unknown size is a ``SymInt`` the plan binds when ``x``'s placeholder
+    is fed), so a draw shaped like a batch of unknown size is still a seeded node."""
+    if isinstance(shape, tuple) and any(isinstance(d, SymInt) for d in shape):
+        return shape
     if isinstance(shape, GraphTensor):
         if shape.op.type != "Const":
             raise NotImplementedError(
@@ -117,7 +121,10 @@ def _sampler(tf_type: str, op_expr, shape: tuple, dtype, params: dict, seed, nam
     seed1, seed2 = get_seed(seed)
     attrs = {"shape": shape, "dtype": dtype, "device": CPU, "generator": _stream(seed1, seed2), **params,
              "seed": seed1 or 0, "seed2": seed2 or 0}  # fmt: skip
-    return graph.create_op(tf_type, (), attrs, [(shape, TensorShape(shape), dtype)], name=name, op_expr=op_expr).outputs[0]
+    static = TensorShape([None if isinstance(d, SymInt) else d for d in shape])
+    op = graph.create_op(op_expr.name, (), attrs, [(shape, static, dtype)], name=name, op_expr=op_expr)
+    op._tf_type = tf_type  # the sampler runs it; TensorFlow's type names it (TruncatedNormal is the normal sampler with a bound)
+    return op.outputs[0]
 
 
 def _operand(value, dtype, name: str):
@@ -215,8 +222,10 @@ def multinomial(logits, num_samples, seed=None, name=None, output_dtype=None) ->
             "seed2": seed2 or 0,
         }
         shape = (probs._shape[0], num_samples)
-        draw = graph.create_op("Multinomial", (probs,), attrs, [(shape, TensorShape([logits.shape[0], num_samples]), _dt.int64)],
-                               name="Multinomial", op_expr=MULTINOMIAL).outputs[0]  # fmt: skip
+        node = graph.create_op(MULTINOMIAL.name, (probs,), attrs, [(shape, TensorShape([logits.shape[0], num_samples]), _dt.int64)],
+                               name="Multinomial", op_expr=MULTINOMIAL)  # fmt: skip
+        node._tf_type = "Multinomial"
+        draw = node.outputs[0]
         if out_dtype is not _dt.int64:
             draw = draw.to(out_dtype)
         return identity(draw, name=scope)

@@ -15,12 +15,15 @@ from ...graph.checkpoint import (
     remove_checkpoint,
     update_checkpoint_state,
 )
+from ...graph.export import write_graph
 from ...graph.proto.checkpoint import CheckpointState, SaverDef
 from ...graph.saver import Saver, export_meta_graph
+from ...graph.summary import summary_iterator
 from ...graph.train import (
     AdadeltaOptimizer,
     AdagradOptimizer,
     AdamOptimizer,
+    ExponentialMovingAverage,
     FtrlOptimizer,
     GradientDescentOptimizer,
     MomentumOptimizer,
@@ -56,9 +59,12 @@ __all__ = [
     "load_checkpoint",
     "load_variable",
     "remove_checkpoint",
+    "summary_iterator",
     "update_checkpoint_state",
+    "write_graph",
     "AdagradOptimizer",
     "AdamOptimizer",
+    "ExponentialMovingAverage",
     "FtrlOptimizer",
     "GradientDescentOptimizer",
     "MomentumOptimizer",

@@ -22,6 +22,9 @@ from .framework import TFOperators, infer_dtype, shape_text, v2_behavior
 
 __all__ = [
     "GraphKeys",
+    "assign",
+    "assign_add",
+    "assign_sub",
     "Variable",
     "VariableV1",
     "add_to_collection",
@@ -95,14 +98,17 @@ def get_collection_ref(key: str) -> list:
 
 
 def add_to_collection(name: str, value) -> None:
+    """Append ``value`` to the default graph's collection ``name``."""
     get_default_graph().add_to_collection(name, value)
 
 
 def add_to_collections(names, value) -> None:
+    """Append ``value`` to each of the default graph's collections ``names`` (once each)."""
     get_default_graph().add_to_collections(names, value)
 
 
 def global_variables(scope: str | None = None) -> list:
+    """The default graph's global variables (those a ``Saver`` saves), filtered by the ``scope`` regex."""
     return get_collection(GraphKeys.GLOBAL_VARIABLES, scope)
 
 
@@ -112,18 +118,22 @@ def all_variables() -> list:
 
 
 def trainable_variables(scope: str | None = None) -> list:
+    """The default graph's trainable variables (what optimizers update), filtered by the ``scope`` regex."""
     return get_collection(GraphKeys.TRAINABLE_VARIABLES, scope)
 
 
 def local_variables(scope: str | None = None) -> list:
+    """The default graph's local variables (per-process state such as metric counters), filtered by ``scope``."""
     return get_collection(GraphKeys.LOCAL_VARIABLES, scope)
 
 
 def model_variables(scope: str | None = None) -> list:
+    """The default graph's model variables (the ``model_variables`` collection), filtered by ``scope``."""
     return get_collection(GraphKeys.MODEL_VARIABLES, scope)
 
 
 def moving_average_variables(scope: str | None = None) -> list:
+    """The variables an ``ExponentialMovingAverage`` tracks, filtered by ``scope``."""
     return get_collection(GraphKeys.MOVING_AVERAGE_VARIABLES, scope)
 
 
@@ -153,7 +163,9 @@ def initialize_local_variables() -> Operation:
 def _tf_initial_value(value, dtype):
     """A Python value as TensorFlow converts it (``framework``'s rule: integers as int32, int64
     where they do not fit, floats as float32); NumPy arrays and tensors keep their dtype."""
-    if dtype is not None or isinstance(value, (np.ndarray, np.generic, _EmberTensor)) or callable(value):
+    if callable(value):  # called inside the variable's scope; what it returns is converted the same way
+        return lambda: _tf_initial_value(value(), dtype)
+    if dtype is not None or isinstance(value, (np.ndarray, np.generic, _EmberTensor)):
         return value
     if isinstance(value, (bool, int, float, complex, str, bytes, list, tuple)):
         inferred = infer_dtype(value)
@@ -235,3 +247,30 @@ def report_uninitialized_variables(var_list=None, name: str = "report_uninitiali
         name=name,
     )
     return op.outputs[0]
+
+
+# -- state ops ------------------------------------------------------------------------------------------
+
+
+def _check_ref(ref, op: str) -> None:
+    if not isinstance(ref, _sources.Variable):
+        raise TypeError(f"{op}(): 'ref' must be a Variable, got {type(ref).__name__}")
+
+
+def assign(ref, value, validate_shape=None, use_locking=None, name=None) -> GraphTensor:
+    """``ref = value``; the output is the new value (``validate_shape=False`` is refused where
+    the shapes differ: an ember variable's shape is fixed)."""
+    _check_ref(ref, "assign")
+    return ref.assign(value, name=name)
+
+
+def assign_add(ref, value, use_locking=None, name=None) -> GraphTensor:
+    """``ref += value``; the output is the new value."""
+    _check_ref(ref, "assign_add")
+    return ref.assign_add(value, name=name)
+
+
+def assign_sub(ref, value, use_locking=None, name=None) -> GraphTensor:
+    """``ref -= value``; the output is the new value."""
+    _check_ref(ref, "assign_sub")
+    return ref.assign_sub(value, name=name)

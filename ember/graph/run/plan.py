@@ -31,7 +31,7 @@ __all__ = [
 
 _WRITES = {"Assign", "AssignAdd", "AssignSub"}
 # nodes that ask whether their input variables hold a value: they never read the values
-_QUERIES = {"IsVariableInitialized", "ReportUninitializedVariables"}
+_QUERIES = {"IsVariableInitialized", "ReportUninitializedVariables", "InitializedValue"}
 
 # Graph-only node types defined above this floor (control flow, summaries, PyFunc, Print, Assert):
 # type -> run(step, values, session) (see register_executor and register_graph_kernel)
@@ -88,7 +88,9 @@ def needed_ops(targets: list, fed: set) -> set:
         for t in data_inputs(op):
             if id(t) not in fed:
                 stack.append(t._op)
-        stack.extend(op.control_inputs)
+        for c in op.control_inputs:  # a fed placeholder has run, as far as what waits on it knows
+            if not (c.kind in ("Placeholder", "PlaceholderWithDefault") and c.outputs and all(id(t) in fed for t in c.outputs)):
+                stack.append(c)
     return seen
 
 
@@ -179,8 +181,10 @@ class Plan:
             outs = tuple(slot(t) for t in op.outputs)
             kind = op.kind if op.op_expr is None else "primitive"
             step = Step(op, kind, ins, outs)
-            if kind in _QUERIES:
-                step.var = tuple(origin.get(t._op, t._op) for t in op.inputs)
+            if kind in _QUERIES:  # InitializedValue asks of its first input only, and reads the second (the initial value)
+                asked = op.inputs[:1] if kind == "InitializedValue" else op.inputs
+                step.var = tuple(origin.get(t._op, t._op) for t in asked)
+                step.reads = tuple((s, variables[s]) for s in ins[len(asked):] if s in variables)
                 self.steps.append(step)
                 continue
             step.reads = tuple((s, variables[s]) for s in (ins[1:] if kind in _WRITES else ins) if s in variables)
@@ -311,6 +315,12 @@ def _read(variables: dict, var, reader):
     return value
 
 
+def _fresh(op) -> bool:
+    """Whether ``op``'s outputs are new memory of its own (a kernel's output, not a view, a
+    constant, a variable's value or a pass-through)."""
+    return op.kind == "Fused" or (op.op_expr is not None and op.op_expr.view is None)
+
+
 def _run_graph_op(step: Step, values: list, variables: dict, session=None) -> None:
     op = step.op
     kind = step.kind
@@ -322,8 +332,13 @@ def _run_graph_op(step: Step, values: list, variables: dict, session=None) -> No
             if old is None:
                 raise FailedPreconditionError(None, op, f"Attempting to use uninitialized value {var.name}\n\t [[node {op.name}]]")
             new = old + new if kind == "AssignAdd" else old - new
-        elif new._shape != tuple(op.inputs[0]._shape) and op.inputs[0]._static.is_fully_defined():
-            raise ValueError(f"{op.name}: cannot assign a value of shape {tuple(new._shape)} to {var.name} of shape {op.inputs[0]._static}")
+        else:
+            if new._shape != tuple(op.inputs[0]._shape) and op.inputs[0]._static.is_fully_defined():
+                raise ValueError(f"{op.name}: cannot assign a value of shape {tuple(new._shape)} to {var.name} of shape {op.inputs[0]._static}")
+            if not _fresh(op.inputs[1]._op):
+                # a constant's value or another variable's: the static executor later writes this
+                # variable in place, which must not reach the graph's constant or the other variable
+                new = new.clone()
         variables[var] = new
         values[step.outs[0]] = new
     elif kind in ("Identity", "PlaceholderWithDefault"):
@@ -332,6 +347,9 @@ def _run_graph_op(step: Step, values: list, variables: dict, session=None) -> No
         pass
     elif kind == "IsVariableInitialized":
         values[step.outs[0]] = tensor(step.var[0] in variables)
+    elif kind == "InitializedValue":
+        value = variables.get(step.var[0])
+        values[step.outs[0]] = values[step.ins[1]] if value is None else value
     elif kind == "ReportUninitializedVariables":
         names = [var.name for var in step.var if var not in variables]
         values[step.outs[0]] = tensor(np.array(names, dtype=object).reshape(len(names)), dtype=string)

@@ -8,6 +8,7 @@ the fused kernels (``ApplyAdam``, ``ApplyRMSProp``, ...) do.
 from __future__ import annotations
 
 from ...ops import functional as F
+from ..graph import get_default_graph
 from .optimizer import Optimizer
 
 __all__ = [
@@ -78,6 +79,11 @@ class AdamOptimizer(Optimizer):
 
     def _powers(self, var):
         graph = var.graph
+        return self._get_non_slot_variable("beta1_power", graph), self._get_non_slot_variable("beta2_power", graph)
+
+    def _get_beta_accumulators(self):
+        """``(beta1_power, beta2_power)`` of the default graph (TensorFlow's private helper, which programs read)."""
+        graph = get_default_graph()
         return self._get_non_slot_variable("beta1_power", graph), self._get_non_slot_variable("beta2_power", graph)
 
     def _apply_dense(self, grad, var):
