@@ -19,7 +19,7 @@ import numpy as np
 from ..._core import dtype as _dt
 from ...graph.tensor import GraphTensor
 from ...ops import functional as F
-from ._common import as_pair, is_int, static_axes, static_shape, static_value, tensor
+from ._common import as_pair, is_int, known_dims, static_axes, static_shape, static_value, tensor
 from .framework import constant, op_scope
 from .shape_ops import dims_of, scalar_of
 
@@ -48,8 +48,8 @@ def reshape(tensor_, shape, name=None, tensor=None):
         for d in dims:
             n = n * d if d != -1 else n
         symbolic = any(type(d) is not int for d in dims)
-        if _known(x) and -1 not in dims and not symbolic and int(np.prod(static_shape(x).as_list())) != n:
-            raise ValueError(f"Cannot reshape a tensor with {int(np.prod(static_shape(x).as_list()))} elements to shape {list(dims)} "
+        if _known(x) and -1 not in dims and not symbolic and int(np.prod(known_dims(x, "reshape"))) != n:
+            raise ValueError(f"Cannot reshape a tensor with {int(np.prod(known_dims(x, 'reshape')))} elements to shape {list(dims)} "
                                  f"({n} elements) for '{scope.name[:-1]}' (op: 'Reshape')")  # fmt: skip
         result = F.reshape(x, _infer_minus_one(x, dims))
         return scope.out(F.clone(x) if result is x else result, "Reshape")
@@ -121,7 +121,7 @@ def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002 - Ten
     axis = axis if axis is not None else squeeze_dims
     with op_scope(name, "Squeeze", (input,)) as scope:
         x = _t(input, "input")
-        static = static_shape(x).as_list()
+        static = known_dims(x, "squeeze")
         if axis is None:
             if None in static:
                 raise ValueError(f"squeeze(): {x.name} has unknown sizes; name the axes to squeeze")
@@ -200,7 +200,7 @@ def unstack(value, num=None, axis=0, name="unstack"):
         ndim = static_shape(x).rank
         if not -ndim <= axis < ndim:
             raise ValueError(f"Argument `axis` = {axis} not in range [{-ndim}, {ndim})")
-        n = static_shape(x).as_list()[axis]
+        n = known_dims(x, "unstack")[axis]
         if n is None and num is None:
             raise ValueError(f"Cannot infer argument `num` from shape {x.shape}")
         if num is not None and n is not None and num != n:
@@ -224,7 +224,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
         total = x.size(dim)
         sizes = static_value(num_or_size_splits, "split(): num_or_size_splits")
         if isinstance(sizes, numbers.Integral):
-            if sizes <= 0 or (static_shape(x).as_list()[dim] is not None and total % sizes):
+            if sizes <= 0 or (known_dims(x, "split")[dim] is not None and total % sizes):
                 raise ValueError(f"Dimension size must be evenly divisible by {sizes} but is {total} for 'split' (op: 'Split')")
             return _named_parts(scope, F.split(x, total // sizes, dim), "Split")
         sizes = [int(s) for s in sizes]
@@ -232,7 +232,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
             raise ValueError("split(): at most one size may be -1")
         if -1 in sizes:
             sizes[sizes.index(-1)] = total - builtins.sum(s for s in sizes if s != -1)
-        elif static_shape(x).as_list()[dim] is not None and builtins.sum(sizes) != total:
+        elif known_dims(x, "split")[dim] is not None and builtins.sum(sizes) != total:
             raise ValueError(f"Determined shape must either match input shape along split_dim exactly if fully specified, "
                              f"or be less than the size of the input along split_dim if not fully specified.  Got: {builtins.sum(sizes)} "
                              f"vs. {total}")  # fmt: skip

@@ -25,7 +25,7 @@ from ..._core import dtype as _dt
 from ...graph.tensor import GraphTensor
 from ...ops import functional as F
 from ...ops.shape.shape_of import shape_of
-from ._common import static_shape, static_value, tensor
+from ._common import known_dims, static_shape, static_value, tensor
 from .framework import constant, op_scope
 
 __all__ = ["dims_of", "rank", "scalar_of", "shape", "shape_n", "size"]
@@ -57,7 +57,7 @@ def shape(input, name=None, out_type=_dt.int32):  # noqa: A002 - TensorFlow's na
         if static_shape(x).rank is None:
             raise ValueError(f"shape(): {x.name} has an unknown rank, which ember's graph mode does not run")
         if _known(x):
-            result = scope.out(constant(list(static_shape(x).as_list()), dtype=out_type))
+            result = scope.out(constant(list(known_dims(x, "shape")), dtype=out_type))
         else:
             result = scope.out(shape_of(x, out_type), "Shape")
         if isinstance(result, GraphTensor):
@@ -77,7 +77,7 @@ def size(input, name=None, out_type=_dt.int32):  # noqa: A002 - TensorFlow's nam
     with op_scope(name, "Size", (input,)) as scope:
         x = tensor(input, "input")
         if _known(x):
-            return scope.out(constant(int(np.prod(static_shape(x).as_list(), dtype=np.int64)), dtype=out_type))
+            return scope.out(constant(int(np.prod(known_dims(x, "size"), dtype=np.int64)), dtype=out_type))
         return scope.out(F.prod(shape_of(x, out_type), dim=0, dtype=out_type), "Size")
 
 
