@@ -247,3 +247,15 @@ def test_submodule_namespaces():
         adj = tf.linalg.adjoint(tf.constant([[1 + 1j, 2]]))
     assert [v.tolist() for v in run(bits)] == [[8, 2], [14, 14], [6, 12], [-13, -11], [24, 20], [3, 2]]
     assert bits[0].op.type == "BitwiseAnd" and run(adj).tolist() == [[1 - 1j], [2 + 0j]]
+
+
+def test_dtypes_have_tensorflows_attributes():
+    assert tf.float32.base_dtype is tf.float32 and tf.int32.as_numpy_dtype is np.int32 and tf.complex64.real_dtype is tf.float32
+    assert (tf.uint8.min, tf.uint8.max, tf.int8.min, tf.bool.max) == (0, 255, -128, True)
+    assert tf.float16.max == 65504.0 and tf.bfloat16.max > 3e38
+    assert (tf.float64.as_datatype_enum, tf.int64.size) == (2, 8)
+    assert (
+        tf.float32.is_floating and tf.int64.is_integer and tf.uint16.is_unsigned and tf.bool.is_bool and not tf.int32.is_floating
+    )
+    with pytest.raises(TypeError, match="Cannot find minimum value"):
+        tf.string.min
