@@ -149,6 +149,71 @@ class DType:
         return result
 
 
+    # -- TensorFlow's DType attributes (``tf.dtypes.DType`` is this class; TensorFlow 1 programs read them)
+
+    @property
+    def base_dtype(self) -> "DType":
+        """TensorFlow's non-reference dtype: this one (ember has no ``float32_ref`` dtypes)."""
+        return self
+
+    @property
+    def real_dtype(self) -> "DType":
+        """TensorFlow's name for :meth:`to_real`."""
+        return self.to_real()
+
+    @property
+    def as_numpy_dtype(self) -> type:
+        """The NumPy scalar type (``np.float32``; ``object`` for strings)."""
+        return self.numpy_dtype.type
+
+    @property
+    def as_datatype_enum(self) -> "builtins.int":
+        """TensorFlow's DataType number (``DT_FLOAT`` = 1)."""
+        return self.tf_enum
+
+    @property
+    def size(self) -> "builtins.int":
+        """Bytes per element (TensorFlow's name for ``itemsize``)."""
+        return self.itemsize
+
+    @property
+    def is_floating(self) -> bool:
+        return self.kind == "f"
+
+    @property
+    def is_integer(self) -> bool:
+        return self.kind in "iu"
+
+    @property
+    def is_unsigned(self) -> bool:
+        return self.kind in "ub"
+
+    @property
+    def is_bool(self) -> bool:
+        return self.kind == "b"
+
+    @property
+    def min(self):
+        """The smallest value of this dtype (TensorFlow's ``DType.min``)."""
+        return self._limits()[0]
+
+    @property
+    def max(self):
+        """The largest value of this dtype (TensorFlow's ``DType.max``)."""
+        return self._limits()[1]
+
+    def _limits(self) -> tuple:
+        if self.kind == "b":
+            return False, True
+        if self.kind in "iu":
+            info = np.iinfo(self.numpy_dtype)
+            return builtins.int(info.min), builtins.int(info.max)
+        if self.kind == "f":
+            info = ml_dtypes.finfo(self.numpy_dtype)  # (NumPy's finfo does not know bfloat16)
+            return builtins.float(info.min), builtins.float(info.max)
+        raise TypeError(f"Cannot find minimum value of {self}.")
+
+
 _BY_NAME: dict[str, DType] = {}
 
 

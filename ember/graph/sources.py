@@ -241,7 +241,8 @@ def _assign(kind: str, ref, value, name: str | None) -> GraphTensor:
     if kind == "Assign":
         if not ref._static.is_compatible_with(value._static):
             raise ValueError(f"{kind}: the value's shape {value._static} is not compatible with the variable's shape {ref._static}")
-    elif value._static.rank is not None and ref._static.rank is not None:
+    elif value._static.rank is not None and ref._static.rank is not None and not ref._static.is_compatible_with(value._static):
+        # (a value of compatible shape, unknown sizes included, is the variable's shape at run time)
         try:
             if tuple(broadcast_shapes(ref._shape, value._shape)) != tuple(ref._shape):
                 raise ValueError

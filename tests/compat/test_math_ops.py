@@ -225,3 +225,37 @@ def test_gradient_nodes_compute_with_embers_operators_and_come_back_as_tensorflo
         assert gx + 1.0 is not None and (gx == gx) is True  # TensorFlow's operators again
         value = run(gx, {x: [-1.0, 2.0, 0.5]})
     np.testing.assert_allclose(value, [0.0 + 2 * -1.0, 1.0 + 0.0, 1.0 + 3 * 0.25])
+
+
+def test_submodule_namespaces():
+    assert tf.math.reduce_sum is tf.reduce_sum and tf.math.log is tf.log and tf.math.mod is tf.floormod
+    assert tf.linalg.matmul is tf.matmul and tf.linalg.inv is tf.matrix_inverse and tf.linalg.transpose is tf.matrix_transpose
+    assert tf.sparse.to_dense is tf.sparse_tensor_to_dense and tf.math.top_k is tf.nn.top_k
+    assert (
+        tf.dtypes.as_dtype("float32") is tf.float32 and tf.dtypes.as_dtype(np.int64) is tf.int64 and tf.as_dtype(bool) is tf.bool
+    )
+    assert tf.dtypes.as_dtype(1) is tf.float32  # TensorFlow's DataType enum: DT_FLOAT = 1
+    assert isinstance(tf.float32, tf.DType) and tf.dtypes.float64 is tf.double
+    with pytest.raises(TypeError, match="Cannot convert value 'no' to a TensorFlow DType"):
+        tf.dtypes.as_dtype("no")
+    with tf.Graph().as_default():
+        a, b = tf.constant([12, 10]), tf.constant([10, 6])
+        bits = [tf.bitwise.bitwise_and(a, b), tf.bitwise.bitwise_or(a, b), tf.bitwise.bitwise_xor(a, b), tf.bitwise.invert(a),
+                tf.bitwise.left_shift(a, 1), tf.bitwise.right_shift(a, 2)]  # fmt: skip
+        with pytest.raises(TypeError, match="not in list of allowed values"):
+            tf.bitwise.bitwise_and(tf.constant([1.0]), tf.constant([1.0]))
+        adj = tf.linalg.adjoint(tf.constant([[1 + 1j, 2]]))
+    assert [v.tolist() for v in run(bits)] == [[8, 2], [14, 14], [6, 12], [-13, -11], [24, 20], [3, 2]]
+    assert bits[0].op.type == "BitwiseAnd" and run(adj).tolist() == [[1 - 1j], [2 + 0j]]
+
+
+def test_dtypes_have_tensorflows_attributes():
+    assert tf.float32.base_dtype is tf.float32 and tf.int32.as_numpy_dtype is np.int32 and tf.complex64.real_dtype is tf.float32
+    assert (tf.uint8.min, tf.uint8.max, tf.int8.min, tf.bool.max) == (0, 255, -128, True)
+    assert tf.float16.max == 65504.0 and tf.bfloat16.max > 3e38
+    assert (tf.float64.as_datatype_enum, tf.int64.size) == (2, 8)
+    assert (
+        tf.float32.is_floating and tf.int64.is_integer and tf.uint16.is_unsigned and tf.bool.is_bool and not tf.int32.is_floating
+    )
+    with pytest.raises(TypeError, match="Cannot find minimum value"):
+        tf.string.min

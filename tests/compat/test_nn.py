@@ -408,3 +408,13 @@ def test_sufficient_statistics_weighted_moments_log_poisson():
     np.testing.assert_allclose(tf.nn.log_poisson_loss(z, c).numpy(), plain, rtol=1e-12)
     stirling = np.array([0.0, 0.0, 3 * np.log(3) - 3 + 0.5 * np.log(2 * np.pi * 3)])
     np.testing.assert_allclose(tf.nn.log_poisson_loss(z, c, compute_full_loss=True).numpy(), plain + stirling, rtol=1e-12)
+
+
+def test_sigmoid_cross_entropy_gradient_at_zero_logits_is_sigmoid_minus_label():
+    # TensorFlow selects on logits >= 0 for max(x, 0) and -|x|: at 0 the derivative is 0.5 - z
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, (3,))
+        z = tf.constant([0.0, 1.0, 0.25])
+        (g,) = tf.gradients(tf.reduce_sum(tf.nn.sigmoid_cross_entropy_with_logits(labels=z, logits=x)), [x])
+        value = tf.Session().run(g, {x: [0.0, 0.0, 0.0]})
+    np.testing.assert_allclose(value, [0.5, -0.5, 0.25])

@@ -247,3 +247,12 @@ def test_linalg_gradients():
     check_gradient(tf.linalg.inv, m)
     check_gradient(lambda x: tf.linalg.solve(x, tf.constant([[1.0], [2.0]], dtype=tf.float64)), m)
     check_gradient(lambda x: tf.matrix_band_part(x, 0, -1), m)
+
+
+def test_an_unknown_rank_is_refused_naming_the_function():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32)
+        for fn, name in [(lambda: tf.matmul(x, tf.ones([2, 2])), "matmul"), (lambda: tf.reduce_sum(x, 1), "reduce_sum"),
+                         (lambda: tf.squeeze(x), "squeeze"), (lambda: tf.argmax(x), "argmax")]:  # fmt: skip
+            with pytest.raises(ValueError, match=rf"{name}\(\): .*unknown rank; ember's graph mode needs it"):
+                fn()

@@ -72,3 +72,34 @@ def test_sparse_gradients_reach_the_values_and_the_dense_operand():
         got = run([g_values, g_w, g_dense], {values: [2.0, 5.0], w: [[0.5], [4.0]]})
     # loss = v0 * w1 * 1 + v1 * w0 * 3
     assert got[0].tolist() == [4.0, 1.5] and got[1].tolist() == [[15.0], [2.0]] and got[2].tolist() == [7.0, 11.0]
+
+
+def test_a_sparse_placeholder_without_shape_is_a_matrix_of_unknown_size():
+    with tf.Graph().as_default():
+        sp = tf.sparse_placeholder(tf.float32)
+        product = tf.sparse_tensor_dense_matmul(sp, tf.ones([3, 1]))
+        with tf.Session() as sess:
+            got = sess.run(product, {sp: tf.SparseTensorValue([[0, 0], [1, 2]], [2.0, 3.0], [2, 3])})
+            with pytest.raises(ValueError, match=r"Cannot feed value of shape \(1, 3\) for Tensor 'Placeholder/indices:0'"):
+                sess.run(product, {sp: tf.SparseTensorValue([[0, 0, 0]], [2.0], [2, 3, 1])})
+    assert got.tolist() == [[2.0], [3.0]] and sp.get_shape().rank is None  # reported unknown, as TensorFlow reports it
+
+
+def test_sparse_tensors_of_the_implicit_graph_scale_and_train():
+    tf.disable_eager_execution()
+    sp = tf.SparseTensor(indices=[[0, 0], [1, 2]], values=[1.0, 2.0], dense_shape=[2, 3])
+    doubled, halved = sp * 2.0, sp / 2.0
+    docs = tf.sparse_placeholder(tf.float32)
+    weights = tf.Variable(np.zeros((3, 1), np.float32))
+    loss = tf.reduce_sum(tf.square(tf.sparse_tensor_dense_matmul(docs, weights) - 1.0))
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)  # the gradient's (?, 1) shape is the variable's at run time
+    with tf.Session() as sess:
+        d, h = sess.run([doubled, halved])
+        sess.run(tf.global_variables_initializer())
+        sess.run(train, {docs: tf.SparseTensorValue([[0, 0], [1, 2]], [1.0, 1.0], [2, 3])})
+        w = sess.run(weights)
+    assert isinstance(d, tf.SparseTensorValue) and d.values.tolist() == [2.0, 4.0] and h.values.tolist() == [0.5, 1.0]
+    assert d.indices.tolist() == [[0, 0], [1, 2]]
+    np.testing.assert_allclose(w[:, 0], [0.2, 0.0, 0.2])
+    with pytest.raises(TypeError):
+        sp * tf.ones([2, 3])

@@ -178,3 +178,17 @@ def test_gradients_through_indexing_and_diagonal_views_in_a_graph():
         (gx,) = ember.gradients((x[:2] * x[:2]).sum() + x.diagonal().sum(), [x])
         value = ember.Session().run(gx, {x: np.arange(6.0).reshape(3, 2)})
     assert value.tolist() == [[1.0, 2.0], [4.0, 7.0], [0.0, 0.0]]
+
+
+def test_arange_up_to_an_unknown_size_keeps_its_formula():
+    # int() of the unknown size would keep only its placeholder value (a silent 720720 elements)
+    with ember.Graph().as_default():
+        x = ember.placeholder(ember.float32, (None, 3))
+        n = x.size(0)
+        ranges = [ember.arange(n), ember.arange(1, n, 2), ember.arange(n, 0, -1)]
+        with pytest.raises(NotImplementedError, match="float range"):
+            ember.arange(0.5, n)
+        with ember.Session() as sess:
+            for rows in (5, 2):
+                got = sess.run(ranges, {x: np.ones((rows, 3), np.float32)})
+                assert [g.tolist() for g in got] == [list(range(rows)), list(range(1, rows, 2)), list(range(rows, 0, -1))]

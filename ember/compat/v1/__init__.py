@@ -93,11 +93,7 @@ from .array_ops import (
     ones_like,
     pack,
     range,
-    rank,
     reshape,
-    shape,
-    shape_n,
-    size,
     split,
     squeeze,
     stack,
@@ -282,6 +278,7 @@ from .reduce_ops import (
     reduce_prod,
     reduce_sum,
 )
+from .shape_ops import rank, shape, shape_n, size
 from .sparse_ops import (
     SparseTensor,
     SparseTensorValue,

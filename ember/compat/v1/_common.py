@@ -13,7 +13,7 @@ from ...graph.symbolic import TensorShape
 from ...graph.tensor import GraphTensor
 from .framework import _check_compatible, convert_to_tensor
 
-__all__ = ["FLOATS", "as_pair", "check_dtype", "is_int", "static_axes", "static_shape", "static_value", "tensor"]
+__all__ = ["FLOATS", "as_pair", "check_dtype", "is_int", "known_dims", "static_axes", "static_shape", "static_value", "tensor"]
 
 FLOATS = (_dt.bfloat16, _dt.float16, _dt.float32, _dt.float64, _dt.complex64, _dt.complex128)
 REALS = (_dt.bfloat16, _dt.float16, _dt.float32, _dt.float64)
@@ -28,6 +28,17 @@ def static_shape(t) -> TensorShape:
     """``t``'s shape as known now: a graph tensor's static shape (None where unknown), an eager
     tensor's own."""
     return t._static if isinstance(t, GraphTensor) else TensorShape(list(t._shape))
+
+
+def known_dims(t, op: str) -> list:
+    """``t``'s static sizes (None where unknown); its rank must be known."""
+    shape = static_shape(t)
+    if shape.rank is None:
+        raise ValueError(
+            f"{op}(): {getattr(t, 'name', 'the input')} has an unknown rank; ember's graph mode needs it "
+            f"(give the placeholder a shape, or call set_shape())"
+        )
+    return shape.as_list()
 
 
 def is_int(dtype: _dt.DType) -> bool:
@@ -89,9 +100,11 @@ def static_value(value, what: str):
 def static_axes(axis, ndim: int | None, op: str) -> tuple[int, ...]:
     """``axis`` (None, an int, a list or a constant tensor) as non-negative dims of a rank-``ndim`` input."""
     axis = static_value(axis, f"{op}: axis")
+    if ndim is None:
+        raise ValueError(
+            f"{op}(): the input has an unknown rank; ember's graph mode needs it (give the placeholder a shape, or call set_shape())"
+        )
     if axis is None:
-        if ndim is None:
-            raise ValueError(f"{op}: reducing every axis of a tensor of unknown rank is not supported")
         return tuple(range(ndim))
     axes = [axis] if isinstance(axis, numbers.Integral) else list(axis)
     out = []
@@ -100,5 +113,5 @@ def static_axes(axis, ndim: int | None, op: str) -> tuple[int, ...]:
             raise TypeError(f"{op}: axis must be integers, got {a!r}")
         if ndim is not None and not -ndim <= a < max(ndim, 1):
             raise ValueError(f"{op}: Invalid reduction dimension {a} for input with {ndim} dimensions.")
-        out.append(int(a) % ndim if ndim else int(a))
+        out.append(int(a) % ndim if ndim else int(a))  # (a scalar's axis 0 stays 0)
     return tuple(out)

@@ -1,144 +1,36 @@
-"""TensorFlow 1's shape and creation ops: ``tf.shape`` (a run-time ``Shape`` node), ``reshape``,
-``transpose``, ``concat``, ``stack``, ``split``, ``squeeze``, ``tile``, ``zeros``, ``range``...
-
-A shape argument may be computed from ``tf.shape``: ``tf.reshape(x, [tf.shape(x)[0], -1])``
-is the TensorFlow 1 idiom for a batch of unknown size. ember fixes a node's sizes when the graph
-is built, as expressions of the unknown sizes (``symbolic.py``), so such a shape tensor is read
-back into those expressions (:func:`dims_of`); a shape computed any other way is refused.
+"""TensorFlow 1's reshaping, joining and creation ops: ``reshape``, ``transpose``, ``concat``,
+``stack``, ``split``, ``squeeze``, ``tile``, ``zeros``, ``range``... A shape argument may come
+from ``tf.shape`` (``shape_ops.py`` reads it back into sizes).
 
 >>> import ember.compat.v1 as tf
 >>> with tf.Graph().as_default():
-...     x = tf.placeholder(tf.float32, (None, 2, 3))
-...     y = tf.reshape(x, [tf.shape(x)[0], -1])
-...     y.shape.as_list(), tf.Session().run(tf.shape(y), {x: [[[0.0] * 3] * 2] * 4}).tolist()
-([None, 6], [4, 6])
+...     parts = tf.split(tf.reshape(tf.range(6), [2, 3]), [1, -1], axis=1)
+...     [p.tolist() for p in tf.Session().run(parts)]
+[[[0], [3]], [[1, 2], [4, 5]]]
 """
 
 from __future__ import annotations
 
 import builtins
 import numbers
-import weakref
 
 import numpy as np
 
 from ..._core import dtype as _dt
 from ...graph.tensor import GraphTensor
 from ...ops import functional as F
-from ...ops.shape.shape_of import shape_of
-from ._common import as_pair, is_int, static_axes, static_shape, static_value, tensor
+from ._common import as_pair, is_int, known_dims, static_axes, static_shape, static_value, tensor
 from .framework import constant, op_scope
+from .shape_ops import dims_of, scalar_of
 
 __all__ = [
-    "broadcast_to", "concat", "dims_of", "expand_dims", "fill", "identity_n", "lin_space", "linspace", "ones", "ones_like", "pack",
-    "range", "rank", "reshape", "shape", "shape_n", "size", "split", "squeeze", "stack", "tile", "transpose", "unpack", "unstack",
-    "zeros", "zeros_like",
+    "broadcast_to", "concat", "expand_dims", "fill", "identity_n", "lin_space", "linspace", "ones", "ones_like", "pack", "range",
+    "reshape", "split", "squeeze", "stack", "tile", "transpose", "unpack", "unstack", "zeros", "zeros_like",
 ]  # fmt: skip
-
-# Shape nodes -> the tensor whose shape they give (to read `tf.shape(x)[0]` back as x's size)
-_SHAPE_OF: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _symbolic_shape(x) -> tuple:
-    return tuple(x.size())
 
 
 def _known(x) -> bool:
     return static_shape(x).rank is not None and static_shape(x).is_fully_defined()
-
-
-# -- shapes as tensors ---------------------------------------------------------------------------
-
-
-def shape(input, name=None, out_type=_dt.int32):  # noqa: A002 - TensorFlow's name
-    """``input``'s shape as a 1-d tensor of ``out_type``: a ``Const`` when it is fully known
-    when the graph is built (as TensorFlow 1 folds it), else a ``Shape`` node read at run time."""
-    out_type = _dt.as_dtype(out_type, op="shape", arg="out_type")
-    if hasattr(input, "dense_shape") and not isinstance(input, GraphTensor):  # a SparseTensor
-        with op_scope(name, "Shape", ()) as scope:
-            return scope.out(F.clone(input.dense_shape) if out_type is _dt.int64 else input.dense_shape.to(out_type), "Cast")
-    with op_scope(name, "Shape", (input,)) as scope:
-        x = tensor(input, "input")
-        if static_shape(x).rank is None:
-            raise ValueError(f"shape(): {x.name} has an unknown rank, which ember's graph mode does not run")
-        if _known(x):
-            result = scope.out(constant(list(static_shape(x).as_list()), dtype=out_type))
-        else:
-            result = scope.out(shape_of(x, out_type), "Shape")
-        if isinstance(result, GraphTensor):
-            _SHAPE_OF[result.op] = x
-        return result
-
-
-def shape_n(input, out_type=_dt.int32, name=None):  # noqa: A002 - TensorFlow's name
-    """The shapes of a list of tensors (one 1-d tensor each)."""
-    with op_scope(name, "ShapeN", input):
-        return [shape(t, out_type=out_type) for t in input]
-
-
-def size(input, name=None, out_type=_dt.int32):  # noqa: A002 - TensorFlow's name
-    """The number of elements of ``input`` (a scalar of ``out_type``)."""
-    out_type = _dt.as_dtype(out_type, op="size", arg="out_type")
-    with op_scope(name, "Size", (input,)) as scope:
-        x = tensor(input, "input")
-        if _known(x):
-            return scope.out(constant(int(np.prod(static_shape(x).as_list(), dtype=np.int64)), dtype=out_type))
-        return scope.out(F.prod(shape_of(x, out_type), dim=0, dtype=out_type), "Size")
-
-
-def rank(input, name=None):  # noqa: A002 - TensorFlow's name
-    """The number of axes of ``input``, an int32 scalar (a ``Const``: ember's graphs know every rank)."""
-    with op_scope(name, "Rank", (input,)) as scope:
-        x = tensor(input, "input")
-        if static_shape(x).rank is None:
-            raise ValueError(f"rank(): {x.name} has an unknown rank")
-        return scope.out(constant(static_shape(x).rank, dtype=_dt.int32))
-
-
-def _scalar_of(t, what: str):
-    if not isinstance(t, GraphTensor):
-        value = static_value(t, what)
-        if not isinstance(value, numbers.Integral):
-            raise TypeError(f"{what}: expected an integer, got {value!r}")
-        return int(value)
-    op = t.op
-    if op.type == "Const":
-        return int(op.get_attr("value").item())
-    if op.kind == "getitem" and isinstance(op.attrs.get("key"), int) and op.inputs:
-        return dims_of(op.inputs[0], what)[op.attrs["key"]]
-    if op.type in ("Cast", "ExpandDims") and op.inputs:  # tf.stack of scalars packs them as [1]-shaped parts
-        return _scalar_of(op.inputs[0], what)
-    raise NotImplementedError(
-        f"{what}: the size {t.name} must be known when the graph is built or come from tf.shape(); "
-        f"ember's graph mode fixes sizes as expressions of the unknown dimensions"
-    )
-
-
-def dims_of(value, what: str) -> tuple:
-    """A shape argument as sizes (ints, or expressions of unknown sizes): a list of ints and
-    scalar tensors, a ``Const``, ``tf.shape(x)``, its elements, ``tf.stack``/``tf.concat`` of those."""
-    if isinstance(value, GraphTensor):
-        op = value.op
-        if op.type == "Const":
-            return tuple(int(v) for v in np.ravel(op.get_attr("value").numpy()))
-        if op in _SHAPE_OF:
-            return _symbolic_shape(_SHAPE_OF[op])
-        if op.type == "Pack":
-            return tuple(_scalar_of(t, what) for t in op.inputs)
-        if op.type == "ConcatV2":
-            return tuple(d for t in op.inputs for d in dims_of(t, what))
-        if op.type == "Cast" and op.inputs:
-            return dims_of(op.inputs[0], what)
-        raise NotImplementedError(
-            f"{what}: the shape {value.name} must be known when the graph is built or come from tf.shape(); "
-            f"ember's graph mode fixes sizes as expressions of the unknown dimensions"
-        )
-    if hasattr(value, "as_list"):  # a TensorShape
-        value = value.as_list()
-    value = static_value(value, what)
-    if isinstance(value, numbers.Integral):
-        return (int(value),)
-    return tuple(_scalar_of(v, what) for v in value)
 
 
 # -- reshaping -------------------------------------------------------------------------------------
@@ -156,8 +48,8 @@ def reshape(tensor_, shape, name=None, tensor=None):
         for d in dims:
             n = n * d if d != -1 else n
         symbolic = any(type(d) is not int for d in dims)
-        if _known(x) and -1 not in dims and not symbolic and int(np.prod(static_shape(x).as_list())) != n:
-            raise ValueError(f"Cannot reshape a tensor with {int(np.prod(static_shape(x).as_list()))} elements to shape {list(dims)} "
+        if _known(x) and -1 not in dims and not symbolic and int(np.prod(known_dims(x, "reshape"))) != n:
+            raise ValueError(f"Cannot reshape a tensor with {int(np.prod(known_dims(x, 'reshape')))} elements to shape {list(dims)} "
                                  f"({n} elements) for '{scope.name[:-1]}' (op: 'Reshape')")  # fmt: skip
         result = F.reshape(x, _infer_minus_one(x, dims))
         return scope.out(F.clone(x) if result is x else result, "Reshape")
@@ -229,7 +121,7 @@ def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002 - Ten
     axis = axis if axis is not None else squeeze_dims
     with op_scope(name, "Squeeze", (input,)) as scope:
         x = _t(input, "input")
-        static = static_shape(x).as_list()
+        static = known_dims(x, "squeeze")
         if axis is None:
             if None in static:
                 raise ValueError(f"squeeze(): {x.name} has unknown sizes; name the axes to squeeze")
@@ -308,7 +200,7 @@ def unstack(value, num=None, axis=0, name="unstack"):
         ndim = static_shape(x).rank
         if not -ndim <= axis < ndim:
             raise ValueError(f"Argument `axis` = {axis} not in range [{-ndim}, {ndim})")
-        n = static_shape(x).as_list()[axis]
+        n = known_dims(x, "unstack")[axis]
         if n is None and num is None:
             raise ValueError(f"Cannot infer argument `num` from shape {x.shape}")
         if num is not None and n is not None and num != n:
@@ -332,7 +224,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
         total = x.size(dim)
         sizes = static_value(num_or_size_splits, "split(): num_or_size_splits")
         if isinstance(sizes, numbers.Integral):
-            if sizes <= 0 or (static_shape(x).as_list()[dim] is not None and total % sizes):
+            if sizes <= 0 or (known_dims(x, "split")[dim] is not None and total % sizes):
                 raise ValueError(f"Dimension size must be evenly divisible by {sizes} but is {total} for 'split' (op: 'Split')")
             return _named_parts(scope, F.split(x, total // sizes, dim), "Split")
         sizes = [int(s) for s in sizes]
@@ -340,7 +232,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
             raise ValueError("split(): at most one size may be -1")
         if -1 in sizes:
             sizes[sizes.index(-1)] = total - builtins.sum(s for s in sizes if s != -1)
-        elif static_shape(x).as_list()[dim] is not None and builtins.sum(sizes) != total:
+        elif known_dims(x, "split")[dim] is not None and builtins.sum(sizes) != total:
             raise ValueError(f"Determined shape must either match input shape along split_dim exactly if fully specified, "
                              f"or be less than the size of the input along split_dim if not fully specified.  Got: {builtins.sum(sizes)} "
                              f"vs. {total}")  # fmt: skip
@@ -437,10 +329,7 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 -
         if any(type(a) not in (int, float) and isinstance(a, numbers.Real) for a in args):  # a size from tf.shape()
             if not is_int(dtype) or any(type(a) is float for a in args):
                 raise NotImplementedError("range(): a limit from tf.shape() is supported for integer ranges only")
-            first, stop, step = args
-            count = (stop - first + step - (1 if step > 0 else -1)) // step
-            steps = F.sub(F.cumsum(F.ones((count,), dtype=dtype), 0, dtype=dtype), 1)
-            return scope.out(F.add(F.mul(steps, step), first), "Range")
+            return scope.out(F.arange(*args, dtype=dtype), "Range")  # the size keeps its formula
         if is_int(dtype):
             args = [int(a) for a in args]
         return scope.out(F.arange(*args, dtype=dtype), "Range")
@@ -449,7 +338,7 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 -
 def _range_arg(value):
     """A range bound: a number, a constant, or a size read from ``tf.shape`` (an expression)."""
     if isinstance(value, GraphTensor) and value.op.type != "Const":
-        return _scalar_of(value, "range()")
+        return scalar_of(value, "range()")
     return static_value(value, "range()")
 
 

@@ -19,10 +19,11 @@ import numpy as np
 from ..._core import dtype as _dt
 from ..._core.tensor import Tensor as _EmberTensor
 from ...ops import functional as F
-from ._common import as_pair, check_dtype, static_axes, static_shape, static_value, tensor
-from .array_ops import dims_of, reshape
+from ._common import as_pair, check_dtype, known_dims, static_axes, static_shape, static_value, tensor
+from .array_ops import reshape
 from .data_dependent import where_coordinates
 from .framework import op_scope
+from .shape_ops import dims_of
 
 __all__ = [
     "argsort", "boolean_mask", "diag", "diag_part", "gather", "gather_nd", "meshgrid", "one_hot", "pad", "reverse", "reverse_v2", "scatter_nd",
@@ -70,7 +71,7 @@ def gather(params, indices, validate_indices=None, name=None, axis=None, batch_d
 
 
 def _flat_index(p, idx, what: str):
-    depth = static_shape(idx).as_list()[-1]
+    depth = known_dims(idx, "gather_nd")[-1]
     if depth is None:
         raise ValueError(f"{what}: the last axis of indices (the index depth) must be known")
     if depth > static_shape(p).rank:
@@ -112,7 +113,7 @@ def scatter_nd(indices, updates, shape, name=None):
         idx = _indices(indices)
         u = tensor(updates, "updates")
         dims = dims_of(shape, "scatter_nd(): shape")
-        depth = static_shape(idx).as_list()[-1]
+        depth = known_dims(idx, "scatter_nd")[-1]
         if depth is None or depth > len(dims):
             raise ValueError(f"scatter_nd(): the index depth {depth} must be known and at most the rank {len(dims)} of shape")
         strides = [1] * depth
@@ -176,7 +177,7 @@ def where(condition, x=None, y=None, name=None):
         c = tensor(condition, "condition")
         check_dtype(c, (_dt.bool_,), "condition")
         xt, yt = as_pair(x, y, "Select", "x", "t")
-        xs, ys, cs = static_shape(xt).as_list(), static_shape(yt).as_list(), static_shape(c).as_list()
+        xs, ys, cs = known_dims(xt, "where"), known_dims(yt, "where"), known_dims(c, "where")
         if len(xs) != len(ys) or any(a is not None and b is not None and a != b for a, b in zip(xs, ys, strict=True)):
             raise ValueError(f"Shapes must be equal rank, and the same: {xt.shape} and {yt.shape} for 'Select'")
         if len(cs) == 1 and len(xs) > 1:
@@ -232,7 +233,7 @@ def slice(input_, begin, size, name=None):  # noqa: A001 - TensorFlow's name
 
 
 def _unknown(x, d: int) -> bool:
-    return static_shape(x).as_list()[d] is None
+    return known_dims(x, "strided_slice")[d] is None
 
 
 def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0,
@@ -390,7 +391,7 @@ def diag(diagonal, name=None):
     """TensorFlow 1's ``tf.diag``: a rank-2k tensor with ``diagonal`` (rank k) on its diagonal."""
     with op_scope(name, "Diag", (diagonal,)) as scope:
         d = _t(diagonal, "diagonal")
-        dims = static_shape(d).as_list()
+        dims = known_dims(d, "diag")
         if not dims or None in dims:
             raise ValueError(f"diag(): the input must have a known shape of rank >= 1, got {d.shape}")
         return scope.out(F.reshape(F.diag(F.reshape(d, (-1,))), (*dims, *dims)), "Diag")
@@ -400,7 +401,7 @@ def diag_part(input, name=None):  # noqa: A002 - TensorFlow's name
     """TensorFlow 1's ``tf.diag_part``: the inverse of ``tf.diag`` (input of shape ``s + s``)."""
     with op_scope(name, "DiagPart", (input,)) as scope:
         x = _t(input, "input")
-        dims = static_shape(x).as_list()
+        dims = known_dims(x, "diag_part")
         k = len(dims) // 2
         if len(dims) % 2 or dims[:k] != dims[k:] or None in dims or not dims:
             raise ValueError(f"diag_part(): the input shape must be s + s for a known s, got {x.shape}")
@@ -422,7 +423,7 @@ def boolean_mask(tensor_, mask, name="boolean_mask", axis=None, tensor=None):
             raise ValueError("mask cannot be scalar.")
         if start + k > ndim:
             raise ValueError(f"boolean_mask(): a rank-{k} mask from axis {start} does not fit a rank-{ndim} tensor")
-        for a, b in zip(static_shape(x).as_list()[start : start + k], static_shape(m).as_list(), strict=True):
+        for a, b in zip(known_dims(x, "boolean_mask")[start : start + k], known_dims(m, "boolean_mask"), strict=True):
             if a is not None and b is not None and a != b:
                 raise ValueError(f"Shapes {x.shape} and {m.shape} are incompatible")
         lead = x.size()[:start]

@@ -17,7 +17,7 @@ import numbers
 from ..._core import dtype as _dt
 from ...ops import functional as F
 from ...ops.functional import NAMESPACES
-from ._common import FLOATS, as_pair, check_dtype, static_axes, static_shape, tensor
+from ._common import FLOATS, as_pair, check_dtype, known_dims, static_axes, static_shape, tensor
 from .framework import op_scope
 
 __all__ = [
@@ -47,7 +47,8 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
         a, b = as_pair(a, b, "MatMul", "a", "b")
         check_dtype(a, _MATMUL_TYPES, "a")
         for arg, t in (("a", a), ("b", b)):
-            if static_shape(t).rank is not None and static_shape(t).rank < 2:
+            known_dims(t, "matmul")  # a known rank
+            if static_shape(t).rank < 2:
                 raise ValueError(
                     f"Shape must be rank >= 2 but is rank {static_shape(t).rank} for 'MatMul' (op: 'MatMul') input '{arg}'"
                 )
@@ -56,7 +57,8 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
             a = _adjoint(a, adjoint_a)
         if transpose_b or adjoint_b:
             b = _adjoint(b, adjoint_b)
-        inner_a, inner_b = static_shape(a).as_list()[-1], static_shape(b).as_list()[-2]
+        inner_a = static_shape(a).as_list()[-1] if static_shape(a).rank is not None else None
+        inner_b = static_shape(b).as_list()[-2] if static_shape(b).rank is not None else None
         if inner_a is not None and inner_b is not None and inner_a != inner_b:
             raise ValueError(f"Dimensions must be equal, but are {inner_a} and {inner_b} for 'MatMul' with input shapes: "
                              f"{a.shape}, {b.shape}.")  # fmt: skip
@@ -101,7 +103,7 @@ def trace(x, name=None):
     """The sum of the main diagonal of each matrix in ``x`` (the last two axes)."""
     with op_scope(name, "Trace", (x,)) as scope:
         x = tensor(x, "x")
-        rows, cols = static_shape(x).as_list()[-2:]
+        rows, cols = known_dims(x, "trace")[-2:]
         if (
             rows is not None and cols is not None
         ):  # a masked sum: graph mode differentiates it (diagonal's derivative is eager only)

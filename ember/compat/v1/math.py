@@ -73,6 +73,7 @@ from .math_ops import (
     truncatediv,
     truncatemod,
 )
+from .nn import in_top_k, l2_normalize, log_softmax, softmax, softplus, softsign, top_k
 from .reduce_ops import (
     argmax,
     argmin,

@@ -14,10 +14,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..._core.tensor import Tensor as _EmberTensor
+from ...graph import graph as _graph
+from ...graph.symbolic import TensorShape
 from ...sparse import functions as _sp, tensor as _sparse_tensor
 from ...sparse.tensor import SparseTensorValue
 from ._common import tensor
-from .framework import infer_dtype as _infer_dtype
+from .framework import binary_op, infer_dtype as _infer_dtype
 
 __all__ = [
     "SparseTensor", "SparseTensorValue", "sparse_add", "sparse_placeholder", "sparse_reduce_max", "sparse_reduce_sum",
@@ -39,7 +41,46 @@ class SparseTensor(_sparse_tensor.SparseTensor):
     __slots__ = ()
 
     def __init__(self, indices, values, dense_shape) -> None:
-        super().__init__(indices, _tf_array(values), dense_shape)
+        if not _graph.in_graph_scope():
+            super().__init__(indices, _tf_array(values), dense_shape)
+            return
+        with _graph.get_default_graph().as_default():  # (the implicit default graph captures the parts as Const nodes)
+            super().__init__(indices, _tf_array(values), dense_shape)
+
+    def __mul__(self, other):
+        """The values scaled by a scalar (TensorFlow's ``sp * 2.0``), a SparseTensor again."""
+        return _scaled(self, other, "mul")
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        """The values divided by a scalar, a SparseTensor again."""
+        return _scaled(self, other, "truediv")
+
+
+def _scaled(sp, other, kind: str):
+    if (
+        isinstance(other, _sparse_tensor.SparseTensor)
+        or np.ndim(other) != 0
+        or (isinstance(other, _EmberTensor) and other.ndim != 0)
+    ):
+        return NotImplemented  # a dense operand: tf.sparse ops (ember has no element-wise sparse-dense product yet)
+    values = binary_op(kind, sp.values, other)
+    return SparseTensor._from_parts(sp.indices, values, sp.dense_shape, sp._static)
+
+
+class _UnknownShapeSparseTensor(SparseTensor):
+    """A sparse placeholder made without a shape: built as a matrix (ember needs the rank), but
+    its static shape is reported unknown, as TensorFlow reports it."""
+
+    __slots__ = ()
+
+    def get_shape(self):
+        return TensorShape(None)
+
+    @property
+    def shape(self):
+        return TensorShape(None)
 
 
 def _named(result, op_type: str):
@@ -85,9 +126,20 @@ def sparse_add(a, b, threshold=None, thresh=None):
 
 def sparse_placeholder(dtype, shape=None, name=None):
     """A SparseTensor fed with a ``SparseTensorValue`` (or an ``(indices, values, dense_shape)``
-    tuple). ``shape`` is its dense shape, possibly partial (``[None, 3]``); ember needs at least
-    its rank, so an unknown shape is refused with a message saying so."""
-    return _sp.sparse_placeholder(dtype, shape=shape, name=name)
+    tuple). ``shape`` is its dense shape, possibly partial (``[None, 3]``). ember builds a
+    graph's nodes with known ranks, so without ``shape`` the placeholder is a matrix of unknown
+    size (``[None, None]``, TensorFlow 1's common case: feature and adjacency matrices); a value
+    of another rank is refused when fed. Give ``shape=[None] * k`` for rank k."""
+    if not _graph.in_graph_scope():
+        raise RuntimeError(
+            "tf.sparse_placeholder() is not compatible with eager execution (call tf.disable_eager_execution() first)"
+        )
+    with _graph.get_default_graph().as_default():  # (the implicit default graph records only once entered)
+        sp = _sp.sparse_placeholder(dtype, shape=[None, None] if shape is None else shape, name=name)
+    if shape is not None:
+        return sp
+    sp.__class__ = _UnknownShapeSparseTensor  # (the same slots: only what it reports of its shape differs)
+    return sp
 
 
 def sparse_reduce_sum(sp_input, axis=None, keepdims=None, reduction_axes=None, keep_dims=None, name=None):

@@ -52,6 +52,12 @@ def arange_size(start, end, step, dtype: _dt.DType) -> int:
             raise RuntimeError(f"arange(): unsupported range: {start} -> {end}")
     if not ((step > 0 and end >= start) or (step < 0 and end <= start)):
         raise RuntimeError(f"arange(): upper bound and lower bound inconsistent with step sign (start={start}, end={end}, step={step})")
+    if any(isinstance(v, int) and type(v) not in (int, bool) for v in (start, end, step)):
+        # a graph's unknown size (an int subclass carrying its formula): integer arithmetic keeps
+        # the formula, where int() or float() would keep only its placeholder value
+        if any(_is_float(v) for v in (start, end, step)):
+            raise NotImplementedError("arange(): a float range up to a size known only when the graph runs is not supported")
+        return (end - start + step - (1 if step > 0 else -1)) // step
     if dtype is _dt.int64:  # torch's int64 path: (end - start + step - sign(step)) / step, truncated
         s, e, st = int(start), int(end), int(step)
         if st == 0:  # (other integer dtypes size by the float step and repeat start, as torch does)
@@ -95,8 +101,8 @@ def arange(start=None, end=None, step=1, dtype=None, device=None, requires_grad=
         dtype = out._dtype if out is not None else _dt.get_default_dtype() if any(_is_float(v) for v in (start, end, step)) else _dt.int64
     check_kinds("arange", "dtype", dtype, ("integral", "real floating"))
     size = arange_size(start, end, step, dtype)
-    if dtype.kind in "iu":
-        start, step = int(start), int(step)
+    if dtype.kind in "iu":  # (an int subclass, a graph's unknown size, keeps its formula)
+        start, step = (v if isinstance(v, int) and not isinstance(v, bool) else int(v) for v in (start, step))
     attrs = {"size": size, "dtype": dtype, "device": CPU if device is None else device, "start": start, "step": step}
     if out is not None:
         attrs["device"] = out.device

@@ -99,7 +99,11 @@ def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
     z = convert_like(labels, x, op, "labels")
     _same_shape(z, x, op)
     with op_scope(name, "logistic_loss") as scope:
-        loss = F.add(F.sub(F.relu(x), F.mul(x, z)), F.log1p(F.exp(F.neg(F.abs(x)))))
+        # max(x, 0) and -|x| as selections on x >= 0, as TensorFlow writes them: at x == 0 the
+        # derivative is then sigmoid(0) - z (relu's and abs's derivatives there would give 1 - z)
+        positive = F.ge(x, 0)
+        relu_x, neg_abs_x = F.where(positive, x, F.zeros_like(x)), F.where(positive, F.neg(x), x)
+        loss = F.add(F.sub(relu_x, F.mul(x, z)), F.log1p(F.exp(neg_abs_x)))
         return named(loss, scope)
 
 
