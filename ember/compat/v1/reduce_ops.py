@@ -11,10 +11,15 @@ deprecated ``keep_dims`` and ``reduction_indices``), ``count_nonzero``, ``argmax
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..._core import dtype as _dt
+from ..._core.tensor import Tensor
+from ...graph.graph import in_graph_scope
+from ...graph.tensor import GraphTensor
 from ...ops import functional as F
 from ._common import FLOATS, REALS, check_dtype, is_int, static_axes, static_shape, static_value, tensor
-from .framework import op_scope
+from .framework import constant, op_scope
 
 __all__ = [
     "argmax", "argmin", "count_nonzero", "cumprod", "cumsum", "reduce_all", "reduce_any", "reduce_logsumexp", "reduce_max",
@@ -38,7 +43,12 @@ def _reduction(fn_name: str, op_type: str, compute, allowed=None, doc: str = "",
     def fn(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None):
         keep = _keep(keepdims, keep_dims)
         axis = _axis(axis, reduction_indices)
+        if node_type is None and axis is None and isinstance(input_tensor, GraphTensor) and input_tensor.shape.rank is not None:
+            # TensorFlow makes the reduced axes a "Const" node beside the reduction (numbering later constants)
+            constant(np.arange(input_tensor.shape.rank, dtype=np.int32))
         with op_scope(name, op_type, (input_tensor,)) as scope:
+            if node_type is None and axis is not None and in_graph_scope() and not isinstance(axis, Tensor):
+                constant(np.asarray(axis, dtype=np.int32), name="reduction_indices")  # TensorFlow's "Sum/reduction_indices"
             x = tensor(input_tensor, "input_tensor")
             if allowed is not None:
                 check_dtype(x, allowed, "input")
