@@ -16,10 +16,9 @@ from __future__ import annotations
 
 from importlib import resources
 
-from google.protobuf import message_factory
-
 from ...interop.proto import messages as _tensor_messages
 from ...interop.proto.compiler import compile_proto
+from ...interop.proto.messages import message_class
 
 __all__ = ["ConfigProto", "GPUOptions", "GraphOptions", "OptimizerOptions", "ThreadPoolOptionProto"]
 
@@ -42,14 +41,7 @@ DESCRIPTOR = _build()
 
 
 def _message_class(name: str) -> type:
-    descriptor = DESCRIPTOR.pool.FindMessageTypeByName(f"ember.{name}")
-    if hasattr(message_factory, "GetMessageClass"):  # protobuf >= 4.22
-        cls = message_factory.GetMessageClass(descriptor)
-    else:
-        cls = message_factory.MessageFactory(DESCRIPTOR.pool).GetPrototype(descriptor)
-    cls.__module__ = __name__
-    cls.__qualname__ = name
-    return cls
+    return message_class(DESCRIPTOR.pool, f"ember.{name}", __name__, name)
 
 
 ThreadPoolOptionProto = _message_class("ThreadPoolOptionProto")

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from importlib import resources
 
-from google.protobuf import descriptor_pb2, message_factory
+from google.protobuf import descriptor_pb2
 
 from ...interop.proto import messages as _tensor_messages
 from ...interop.proto.compiler import compile_proto
-from ...interop.proto.messages import DataType, TensorProto, TensorShapeProto
+from ...interop.proto.messages import DataType, TensorProto, TensorShapeProto, message_class
 
 __all__ = [
     "DESCRIPTOR", "AttrValue", "DataType", "DeviceStepStats", "Event", "FunctionDef", "FunctionDefLibrary", "GraphDef",
@@ -59,15 +59,7 @@ DESCRIPTOR, SUMMARY_DESCRIPTOR, EVENT_DESCRIPTOR, RUN_DESCRIPTOR = _build()
 
 
 def _message_class(full_name: str, qualname: str) -> type:
-    descriptor = DESCRIPTOR.pool.FindMessageTypeByName(full_name)
-    if hasattr(message_factory, "GetMessageClass"):  # protobuf >= 4.22
-        cls = message_factory.GetMessageClass(descriptor)
-    else:
-        cls = message_factory.MessageFactory(DESCRIPTOR.pool).GetPrototype(descriptor)
-    # Pickle finds a class by module and qualified name: these are importable from here.
-    cls.__module__ = __name__
-    cls.__qualname__ = qualname
-    return cls
+    return message_class(DESCRIPTOR.pool, full_name, __name__, qualname)
 
 
 GraphDef = _message_class("ember.GraphDef", "GraphDef")

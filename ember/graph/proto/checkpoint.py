@@ -12,9 +12,10 @@ True
 
 from __future__ import annotations
 
-from google.protobuf import descriptor_pb2, message_factory
+from google.protobuf import descriptor_pb2
 
 from ...interop.proto import messages as _tensor_messages
+from ...interop.proto.messages import message_class
 from . import DESCRIPTOR as _GRAPH_DESCRIPTOR, DataType, _build_file
 
 __all__ = [
@@ -44,15 +45,7 @@ DESCRIPTOR = _build()
 
 
 def _message_class(full_name: str, qualname: str) -> type:
-    descriptor = DESCRIPTOR.pool.FindMessageTypeByName(full_name)
-    if hasattr(message_factory, "GetMessageClass"):  # protobuf >= 4.22
-        cls = message_factory.GetMessageClass(descriptor)
-    else:
-        cls = message_factory.MessageFactory(DESCRIPTOR.pool).GetPrototype(descriptor)
-    # Pickle finds a class by module and qualified name: these are importable from here.
-    cls.__module__ = __name__
-    cls.__qualname__ = qualname
-    return cls
+    return message_class(DESCRIPTOR.pool, full_name, __name__, qualname)
 
 
 BundleHeaderProto = _message_class("ember.BundleHeaderProto", "BundleHeaderProto")

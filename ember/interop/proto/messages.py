@@ -19,7 +19,7 @@ from google.protobuf.internal import enum_type_wrapper
 
 from .compiler import compile_proto
 
-__all__ = ["DESCRIPTOR", "DataType", "ResourceHandleProto", "TensorProto", "TensorShapeProto", "VariantTensorDataProto"]
+__all__ = ["DESCRIPTOR", "DataType", "ResourceHandleProto", "TensorProto", "TensorShapeProto", "VariantTensorDataProto", "message_class"]
 
 PROTO_FILE = "tensor.proto"
 
@@ -29,15 +29,23 @@ _pool.AddSerializedFile(compile_proto(_text, f"ember/{PROTO_FILE}").SerializeToS
 DESCRIPTOR = _pool.FindFileByName(f"ember/{PROTO_FILE}")
 
 
-def _message_class(full_name: str) -> type:
-    descriptor = _pool.FindMessageTypeByName(full_name)
+def message_class(pool, full_name: str, module: str, qualname: str | None = None) -> type:
+    """The message class of ``full_name`` in ``pool``, made importable from ``module`` under
+    ``qualname`` (pickle finds a class by module and qualified name). Every ``.proto`` file ember
+    compiles at import makes its classes with this."""
+    descriptor = pool.FindMessageTypeByName(full_name)
     if hasattr(message_factory, "GetMessageClass"):  # protobuf >= 4.22
         cls = message_factory.GetMessageClass(descriptor)
     else:
-        cls = message_factory.MessageFactory(_pool).GetPrototype(descriptor)
-    # Pickle finds a class by module and name: these are importable from here.
-    cls.__module__ = __name__
+        cls = message_factory.MessageFactory(pool).GetPrototype(descriptor)
+    cls.__module__ = module
+    if qualname is not None:
+        cls.__qualname__ = qualname
     return cls
+
+
+def _message_class(full_name: str) -> type:
+    return message_class(_pool, full_name, __name__)
 
 
 TensorShapeProto = _message_class("ember.TensorShapeProto")
