@@ -126,12 +126,12 @@ class DType:
     @property
     def min(self):
         """The smallest value of the dtype (TensorFlow's ``DType.min``)."""
-        return _limits(self)[0]
+        return _limits(self, "minimum")[0]
 
     @property
     def max(self):
         """The largest value of the dtype (TensorFlow's ``DType.max``)."""
-        return _limits(self)[1]
+        return _limits(self, "maximum")[1]
 
     def is_compatible_with(self, other) -> bool:
         """TensorFlow's: whether a value of ``other`` can be used as this dtype (the same dtype)."""
@@ -152,7 +152,7 @@ class DType:
 _BY_NAME: dict[str, DType] = {}
 
 
-def _limits(dtype: DType) -> tuple:
+def _limits(dtype: DType, which: str) -> tuple:
     if dtype.kind in "iu":
         info = np.iinfo(dtype.numpy_dtype)
         return builtins.int(info.min), builtins.int(info.max)
@@ -161,7 +161,7 @@ def _limits(dtype: DType) -> tuple:
         return builtins.float(info.min), builtins.float(info.max)
     if dtype.kind == "b":
         return False, True
-    raise TypeError(f"Cannot find minimum/maximum value of {dtype.name}.")
+    raise TypeError(f"Cannot find {which} value of {dtype.name}.")
 
 
 def _dtype_by_name(name: str) -> DType:
