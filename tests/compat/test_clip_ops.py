@@ -44,7 +44,6 @@ def test_clipping_values():
 def test_clipping_matches_the_oracle():
     tensorflow = pytest.importorskip("tensorflow")
     v1 = tensorflow.compat.v1
-    v1.disable_eager_execution()
     ours, _ = _clip_program(_EmberTF)
     theirs, none = _clip_program(v1)
     assert none is None

@@ -42,9 +42,11 @@ PROGRAM_NAMES = {
 }
 
 
-def _program(tf, logdir):
-    """Written against TensorFlow 1's API: returns what it read back and what it caught."""
-    tf.disable_eager_execution()
+def _program(tf, logdir, implicit=True):
+    """Written against TensorFlow 1's API: returns what it read back and what it caught.
+    ``implicit``: in the implicit default graph (else in the caller's graph block)."""
+    if implicit:
+        tf.disable_eager_execution()
     x = tf.placeholder(tf.float32, [None], name="x")
     scale = tf.Variable(2.0, name="scale")
     y = x * scale
@@ -102,7 +104,8 @@ def test_tensorboard_reads_the_program_logs(tmp_path):
 
 def test_tensorflow_runs_the_same_program(tmp_path):
     real = pytest.importorskip("tensorflow")
-    theirs = _program(real.compat.v1, str(tmp_path / "tf"))
+    with real.compat.v1.Graph().as_default():  # not TensorFlow's process-wide switch: later tests use its eager mode
+        theirs = _program(real.compat.v1, str(tmp_path / "tf"), implicit=False)
     ours = _program(tf, str(tmp_path / "ember"))
     assert ours == theirs
     for module, names in PROGRAM_NAMES.items():

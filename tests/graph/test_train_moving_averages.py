@@ -63,7 +63,6 @@ def test_moving_average_rule(num_updates):
 def test_moving_average_matches_the_oracle(num_updates):
     tensorflow = pytest.importorskip("tensorflow")
     v1 = tensorflow.compat.v1
-    v1.disable_eager_execution()
     ours = _program(_EmberTF, num_updates)
     theirs = _program(v1, num_updates)
     for o, t in zip(ours[0], theirs[0], strict=True):

@@ -177,7 +177,6 @@ def test_update_rule_matches_tensorflows_kernel(case):
 def test_same_program_in_tensorflow(case):
     tensorflow = pytest.importorskip("tensorflow")
     v1 = tensorflow.compat.v1
-    v1.disable_eager_execution()
     make = CASES[case][0]
     ours, our_step, our_names = _program(_EmberTF, make)
     tf_make = {

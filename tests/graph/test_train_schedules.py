@@ -69,7 +69,6 @@ def test_schedule_follows_its_formula(name):
 def test_schedule_matches_the_oracle(name):
     tensorflow = pytest.importorskip("tensorflow")
     v1 = tensorflow.compat.v1
-    v1.disable_eager_execution()
     make = SCHEDULES[name][0]
     ours, _ = _run(ember.Graph, ember.Session, ember.placeholder, ember.int64, lambda s: make(train, s))
     theirs, _ = _run(v1.Graph, v1.Session, v1.placeholder, v1.int64, lambda s: make(v1.train, s))
