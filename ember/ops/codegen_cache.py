@@ -19,7 +19,6 @@ import importlib.util
 import marshal
 import os
 import sys
-import tempfile
 from types import CodeType
 
 __all__ = ["KEEP", "cache_dir", "cache_key", "load", "store"]
@@ -38,10 +37,10 @@ def cache_dir() -> str:
 def cache_key(entries: tuple, generator_files: tuple[str, ...], filename: str) -> str | None:
     """The digest of what the compiled module depends on; None when a generator file is unreadable.
 
-    ``entries`` are the schema's (their repr holds every field: signatures, keys, docs);
-    ``generator_files`` the source files of the code that writes the text; ``filename`` the
-    name compiled into the code objects. The interpreter's version and bytecode magic number
-    stand for the format of the code objects.
+    ``entries`` are the schema's (each one's ``fingerprint()``: every field, signatures, keys and
+    docs); ``generator_files`` the source files of the code that writes the text (and parses the
+    entries); ``filename`` the name compiled into the code objects. The interpreter's version and
+    bytecode magic number stand for the format of the code objects.
     """
     digest = hashlib.sha256()
     digest.update(sys.version.encode())
@@ -53,7 +52,7 @@ def cache_key(entries: tuple, generator_files: tuple[str, ...], filename: str) -
                 digest.update(f.read())
         except (OSError, TypeError):  # TypeError: a module without a __file__
             return None
-    digest.update(repr(entries).encode())
+    digest.update("\n".join(entry.fingerprint() for entry in entries).encode())
     return digest.hexdigest()
 
 
@@ -83,7 +82,8 @@ def store(directory: str, key: str, source: str, code: CodeType) -> bool:
     """
     try:
         os.makedirs(directory, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=_PREFIX, suffix=".tmp", dir=directory)
+        tmp = f"{_path(directory, key)}.{os.getpid()}.tmp"  # this process's own, then renamed
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     except OSError:
         return False
     try:
