@@ -503,5 +503,5 @@ def test_set_num_threads_splits_large_programs_with_the_same_results():
         ember.set_num_threads(previous)
     np.testing.assert_array_equal(results[0], results[1])
     np.testing.assert_array_equal(results[0], np.maximum(x * 2 + 1, 0) * 0.5)
-    with pytest.raises(ValueError, match="positive int"):
+    with pytest.raises(RuntimeError, match="positive integer"):
         ember.set_num_threads(0)
