@@ -4,7 +4,9 @@
 ``axis=`` takes it as is. The output's dtype says what to compute in: float16/bfloat16 results
 accumulate in float32 and are written back; bool/integer sums already have an int64 output.
 When a kernel cannot write into ``out`` directly (``out=`` of another dtype, half precision)
-it computes a temporary and copies it in. The sections follow the ops modules of
+it computes a temporary and copies it in. Inputs over ``LEAF`` elements (sum, prod, mean, amax,
+amin) are reduced in blocks on ember's threads, with the same bits on any thread count
+(``reduction_blocks.py``). The sections follow the ops modules of
 ``ember/ops/reduction/`` (sums, extrema, statistics, logical); one module holds them all, as they
 share the accumulation rules above and fit in a few screens.
 """

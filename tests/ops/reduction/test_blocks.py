@@ -215,3 +215,25 @@ def test_set_num_threads_refuses_as_torch_does():
         ember.set_num_threads(2.0)
     with pytest.raises(RuntimeError, match="expects an int, but got bool"):
         ember.set_num_threads(True)
+
+
+@pytest.mark.parametrize("dim", [None, 0, 1, (0, 1)])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_vector_norm_in_blocks_matches_the_unblocked_kernel(small_leaf, unblocked, dim, keepdim, monkeypatch):
+    import ember.kernels.cpu.linalg.norms as norms
+
+    monkeypatch.setattr(norms, "LEAF", LEAF)
+    a = _rng_array((130, 90))
+    x = ember.from_numpy(a[:, ::-1])
+    results = _with_threads(lambda: ember.linalg.vector_norm(x, dim=dim, keepdim=keepdim).numpy())
+    for r in results[1:]:
+        np.testing.assert_array_equal(r, results[0])
+    half = ember.from_numpy(a).half()  # computed in float32, in blocks
+    np.testing.assert_allclose(
+        half.norm().float().item(), np.sqrt((half.float().numpy().astype(np.float64) ** 2).sum()), rtol=1e-3
+    )
+    monkeypatch.setattr(norms, "LEAF", 1 << 62)
+    unblocked()
+    whole = ember.linalg.vector_norm(x, dim=dim, keepdim=keepdim).numpy()
+    assert results[0].shape == whole.shape
+    np.testing.assert_allclose(results[0], whole, rtol=1e-6)
