@@ -58,9 +58,20 @@ _POOL_LOCK = threading.Lock()
 _IN_WORKER = threading.local()  # set inside a pool worker: a nested parallel_map runs inline
 
 
+def _forget_pool_in_child() -> None:
+    """A forked child has the parent's pool object but none of its threads, and the lock may
+    have been held by a parent thread at the fork: it starts with neither."""
+    global _POOL_LOCK
+    _POOL_LOCK = threading.Lock()
+    _POOL[:] = [None, 0, None]
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool_in_child)
+
+
 def _executor(workers: int):
-    """The process's pool with at least ``workers`` threads (a forked child has the object but
-    not its threads, so it makes its own)."""
+    """The process's pool with at least ``workers`` threads (a forked child makes its own)."""
     with _POOL_LOCK:
         executor, size, pid = _POOL
         if executor is None or size < workers or pid != os.getpid():

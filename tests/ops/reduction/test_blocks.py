@@ -237,3 +237,17 @@ def test_vector_norm_in_blocks_matches_the_unblocked_kernel(small_leaf, unblocke
     whole = ember.linalg.vector_norm(x, dim=dim, keepdim=keepdim).numpy()
     assert results[0].shape == whole.shape
     np.testing.assert_allclose(results[0], whole, rtol=1e-6)
+
+
+def test_a_forked_child_gets_a_pool_of_its_own():
+    import multiprocessing
+
+    parallel_map(lambda run: list(run), [1, 2, 3], threads=2)  # the parent's pool exists
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(1) as pool:
+        result = pool.apply_async(parallel_map, (_squares, [1, 2, 3, 4], 2)).get(timeout=60)
+    assert result == [1, 4, 9, 16]
+
+
+def _squares(run):
+    return [v * v for v in run]
