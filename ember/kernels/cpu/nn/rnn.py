@@ -37,6 +37,8 @@ def _steps(n: int, reverse: bool) -> range:
 
 def _previous_states(hx: np.ndarray, out: np.ndarray, reverse: bool) -> np.ndarray:
     """(L, N, H): the state each step started from (hx for the first step run)."""
+    if out.shape[0] == 0:
+        return out
     if reverse:
         return np.concatenate([out[1:], hx[None]])
     return np.concatenate([hx[None], out[:-1]])
@@ -138,7 +140,7 @@ def _write_grads(outs, d_input, state_grads, d_hidden, hx, out, ct, reverse):
     rows = steps * batch
     d2 = d_hidden.reshape(rows, chunk_h)
     h_prev = _previous_states(hx.astype(ct, copy=False), out.astype(ct, copy=False), reverse)
-    store(outs[k], d2.T @ h_prev.reshape(rows, -1))
+    store(outs[k], d2.T @ h_prev.reshape(rows, hx.shape[-1]))
     if len(outs) > k + 1:
         store(outs[k + 1], d2.sum(0))
 
