@@ -93,7 +93,7 @@ def gru_layer(gates_input, hx, weight_hh, bias_hh, reverse: bool = False):
 
 # -- LSTM -------------------------------------------------------------------------------------
 
-# gates: i, f, g, o after their activations; cells: c after each step (both auxiliary)
+# gates: i, f, g, o after their activations; cells: c and tanh(c) after each step (both auxiliary)
 _LSTM_LAYER = OpExpr(
     "lstm_layer", ("gates_input", "hx", "cx", "weight_hh", "bias_hh"), ("output", "h_n", "c_n", "gates", "cells")
 )
@@ -106,7 +106,7 @@ def _lstm_layer_infer(attrs, xg, hx, cx, w, *bias):
     hidden = w._shape[1]
     ws = _workspace_dtype(xg._dtype)
     state = ((batch, hidden), xg._dtype)
-    return ((steps, batch, hidden), xg._dtype), state, state, ((steps, batch, 4 * hidden), ws), ((steps, batch, hidden), ws)
+    return ((steps, batch, hidden), xg._dtype), state, state, ((steps, batch, 4 * hidden), ws), ((steps, batch, 2 * hidden), ws)
 
 
 @_LSTM_LAYER.grad_rule(saves="both")

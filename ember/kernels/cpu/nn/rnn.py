@@ -1,11 +1,13 @@
 """lstm_layer, gru_layer and their backward: the time loop of a recurrent layer inside one kernel.
 
 A step is one BLAS GEMM (the hidden projection) and a few NumPy calls on (batch, hidden) blocks,
-written into preallocated buffers. The sigmoid gates use sigmoid(x) = 0.5 * tanh(x / 2) + 0.5:
-no overflow for large |x| and one transcendental; the halving is folded into the rows of the
-recurrent weight and into the input projection once per call, so a step runs a single tanh
-over all its gates and one multiply-add to turn the sigmoid columns into sigmoids. Half types
-compute in float32.
+written into preallocated buffers. The gates are sigmoids computed as 1 / (1 + exp(-x)), and
+LSTM's tanh gate as 2 * sigmoid(2x) - 1: NumPy's float32 exp is vectorized where its tanh is
+not (an exp, an add and a reciprocal over all gates cost half one tanh). The factor (-1 or -2)
+is folded into the recurrent weight's rows and the input projection once per call, so a step
+runs one exp over all its gates. exp overflowing to inf gives the limit 0 after the reciprocal
+(overflow warnings are silenced for that). The cell's tanh(c) stays np.tanh (accurate near 0)
+and is saved for backward. Half types compute in float32.
 """
 
 from __future__ import annotations
@@ -21,14 +23,27 @@ def _into(out: np.ndarray, ct: np.dtype) -> np.ndarray:
     return out if out.dtype == ct and out.flags.c_contiguous else np.empty(out.shape, ct)
 
 
-def _sigmoid_scale(chunks: int, hidden: int, sigmoid: tuple, ct: np.dtype) -> tuple[np.ndarray, np.ndarray]:
-    """Per-column scale (0.5 on the sigmoid gates, 1 elsewhere) and the offset added after tanh."""
+def _gate_scale(chunks: int, hidden: int, factors: dict, ct: np.dtype) -> np.ndarray:
+    """Per-column factor of the pre-activations: ``factors`` maps a gate's index to its own."""
     scale = np.ones(chunks * hidden, ct)
-    offset = np.zeros(chunks * hidden, ct)
-    for k in sigmoid:
-        scale[k * hidden : (k + 1) * hidden] = 0.5
-        offset[k * hidden : (k + 1) * hidden] = 0.5
-    return scale, offset
+    for k, factor in factors.items():
+        scale[k * hidden : (k + 1) * hidden] = factor
+    return scale
+
+
+def _scaled_input(xg: np.ndarray, bias: np.ndarray | None, scale: np.ndarray, ct: np.dtype) -> np.ndarray:
+    """(xg + bias) * scale in a fresh ``ct`` array (two passes)."""
+    pre = np.multiply(xg, scale, dtype=ct)
+    if bias is not None:
+        pre += bias.astype(ct) * scale
+    return pre
+
+
+def _sigmoid_(a: np.ndarray) -> None:
+    """a <- 1 / (1 + exp(a)), in place (a holds the negated pre-activation)."""
+    np.exp(a, out=a)
+    a += 1
+    np.reciprocal(a, out=a)
 
 
 def _steps(n: int, reverse: bool) -> range:
@@ -51,29 +66,30 @@ def _lstm_layer(outs, ins, attrs):
     ct = compute_dtype(out_o.dtype)
     steps, batch, four_h = xg.shape
     hidden = four_h // 4
-    scale, offset = _sigmoid_scale(4, hidden, (0, 1, 3), ct)
-    w_t = (w.astype(ct) * scale[:, None]).T  # (H, 4H), sigmoid rows halved
-    pre_input = xg.astype(ct) if len(ins) == 4 else xg.astype(ct) + ins[4].astype(ct)
-    pre_input *= scale
+    two_h, three_h = 2 * hidden, 3 * hidden
+    scale = _gate_scale(4, hidden, {0: -1, 1: -1, 2: -2, 3: -1}, ct)
+    w_t = np.ascontiguousarray((w.astype(ct) * scale[:, None]).T)  # (H, 4H): the gates come out negated (tanh's doubled)
+    pre_input = _scaled_input(xg, ins[4] if len(ins) > 4 else None, scale, ct)
     out, gates, cells = _into(out_o, ct), _into(gates_o, ct), _into(cells_o, ct)
     h = hx.astype(ct)
     c = cx.astype(ct)
     tmp = np.empty((batch, hidden), ct)
-    for t in _steps(steps, attrs["reverse"]):
-        g = gates[t]
-        np.matmul(h, w_t, out=g)
-        g += pre_input[t]
-        np.tanh(g, out=g)
-        g *= scale
-        g += offset
-        i, f, gg, o = g[:, :hidden], g[:, hidden : 2 * hidden], g[:, 2 * hidden : 3 * hidden], g[:, 3 * hidden :]
-        c_t = cells[t]
-        np.multiply(f, c, out=c_t)
-        np.multiply(i, gg, out=tmp)
-        c_t += tmp
-        np.tanh(c_t, out=tmp)
-        np.multiply(o, tmp, out=out[t])
-        h, c = out[t], c_t
+    with np.errstate(over="ignore"):
+        for t in _steps(steps, attrs["reverse"]):
+            g = gates[t]
+            np.matmul(h, w_t, out=g)
+            g += pre_input[t]
+            _sigmoid_(g)
+            i, f, gg, o = g[:, :hidden], g[:, hidden:two_h], g[:, two_h:three_h], g[:, three_h:]
+            gg *= 2  # tanh(x) = 2 sigmoid(2x) - 1
+            gg -= 1
+            c_t, tanh_c = cells[t, :, :hidden], cells[t, :, hidden:]
+            np.multiply(f, c, out=c_t)
+            np.multiply(i, gg, out=tmp)
+            c_t += tmp
+            np.tanh(c_t, out=tanh_c)
+            np.multiply(o, tanh_c, out=out[t])
+            h, c = out[t], c_t
     for dst, src in ((out_o, out), (gates_o, gates), (cells_o, cells), (h_o, h), (c_o, c)):
         store(dst, src)
 
@@ -89,7 +105,6 @@ def _lstm_layer_backward(outs, ins, attrs):
     dh = g_h.astype(ct)
     dc = g_c.astype(ct)
     g_out = g_out.astype(ct, copy=False)
-    tc = np.empty((batch, hidden), ct)
     tmp = np.empty((batch, hidden), ct)
     reverse = attrs["reverse"]
     for t in _steps(steps, not reverse):  # backward runs the forward's steps in reverse
@@ -97,20 +112,20 @@ def _lstm_layer_backward(outs, ins, attrs):
         g = gates[t]
         i, f, gg, o = g[:, :hidden], g[:, hidden : 2 * hidden], g[:, 2 * hidden : 3 * hidden], g[:, 3 * hidden :]
         first = t == (steps - 1 if reverse else 0)
-        c_prev = cx if first else cells[t + 1 if reverse else t - 1]
+        c_prev = cx if first else cells[t + 1 if reverse else t - 1, :, :hidden]
+        tc = cells[t, :, hidden:]
         d = d_pre[t]
         di, df, dg, do = d[:, :hidden], d[:, hidden : 2 * hidden], d[:, 2 * hidden : 3 * hidden], d[:, 3 * hidden :]
-        np.tanh(cells[t], out=tc)
         # do = dh * tanh(c) * o(1-o); dc += dh * o * (1 - tanh(c)^2)
         np.multiply(dh, tc, out=do)
         np.multiply(o, o, out=tmp)
         np.subtract(o, tmp, out=tmp)
         do *= tmp
-        np.multiply(tc, tc, out=tc)
-        np.subtract(1, tc, out=tc)
-        tc *= o
-        tc *= dh
-        dc += tc
+        np.multiply(tc, tc, out=tmp)
+        np.subtract(1, tmp, out=tmp)
+        tmp *= o
+        tmp *= dh
+        dc += tmp
         # di = dc * g * i(1-i); df = dc * c_prev * f(1-f); dg = dc * i * (1-g^2)
         np.multiply(i, i, out=tmp)
         np.subtract(i, tmp, out=tmp)
@@ -153,33 +168,32 @@ def _gru_layer(outs, ins, attrs):
     steps, batch, three_h = xg.shape
     hidden = three_h // 3
     two_h = 2 * hidden
-    scale, _ = _sigmoid_scale(3, hidden, (0, 1), ct)
-    w_t = (w.astype(ct) * scale[:, None]).T  # (H, 3H), r and z rows halved
+    scale = _gate_scale(3, hidden, {0: -1, 1: -1}, ct)
+    w_t = np.ascontiguousarray((w.astype(ct) * scale[:, None]).T)  # (H, 3H): r and z come out negated
     bias = None if len(ins) == 3 else ins[3].astype(ct) * scale
-    x_in = xg.astype(ct) * scale
+    x_in = _scaled_input(xg, None, scale, ct)
     out, gates = _into(out_o, ct), _into(gates_o, ct)
     h = hx.astype(ct)
     hg = np.empty((batch, three_h), ct)
-    for t in _steps(steps, attrs["reverse"]):
-        np.matmul(h, w_t, out=hg)
-        if bias is not None:
-            hg += bias
-        g = gates[t]
-        rz, n, hn = g[:, :two_h], g[:, two_h : 3 * hidden], g[:, 3 * hidden :]
-        np.add(x_in[t, :, :two_h], hg[:, :two_h], out=rz)
-        np.tanh(rz, out=rz)
-        rz *= 0.5
-        rz += 0.5
-        np.copyto(hn, hg[:, two_h:])
-        np.multiply(rz[:, :hidden], hn, out=n)
-        n += x_in[t, :, two_h:]
-        np.tanh(n, out=n)
-        # h' = n + z * (h - n)
-        o = out[t]
-        np.subtract(h, n, out=o)
-        o *= rz[:, hidden:]
-        o += n
-        h = o
+    with np.errstate(over="ignore"):
+        for t in _steps(steps, attrs["reverse"]):
+            np.matmul(h, w_t, out=hg)
+            if bias is not None:
+                hg += bias
+            g = gates[t]
+            rz, n, hn = g[:, :two_h], g[:, two_h : 3 * hidden], g[:, 3 * hidden :]
+            np.add(x_in[t, :, :two_h], hg[:, :two_h], out=rz)
+            _sigmoid_(rz)
+            np.copyto(hn, hg[:, two_h:])
+            np.multiply(rz[:, :hidden], hn, out=n)
+            n += x_in[t, :, two_h:]
+            np.tanh(n, out=n)
+            # h' = n + z * (h - n)
+            o = out[t]
+            np.subtract(h, n, out=o)
+            o *= rz[:, hidden:]
+            o += n
+            h = o
     for dst, src in ((out_o, out), (gates_o, gates), (h_o, h)):
         store(dst, src)
 
