@@ -2,7 +2,7 @@
 
 A cell takes one time step's input (N, H_in) or unbatched (H_in,) and the state, and returns the
 next state; the caller writes the time loop (attention decoders, custom unrolling). LSTMCell and
-GRUCell run their step as one op (``lstm_layer``/``gru_layer`` over a sequence of one step).
+GRUCell run their step as one op (``lstm_cell``/``gru_cell``: ``lstm_layer``/``gru_layer`` over one step).
 
 >>> import ember.nn as nn
 >>> cell = nn.GRUCell(3, 5)
@@ -19,7 +19,6 @@ import math
 
 from ..._core.tensor import Tensor
 from ...ops import functional as F
-from ...ops.nn import rnn as rnn_ops
 from .. import init
 from ..parameter import Parameter
 from .module import Module
@@ -118,8 +117,7 @@ class LSTMCell(RNNCellBase):
     def forward(self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]:
         states = (None, None) if hx is None else tuple(hx)
         input, (h, c), batched = self._batched(input, states, ("hx[0]", "hx[1]"))
-        gates_input = F.linear(input, self.weight_ih, self.bias_ih).unsqueeze(0)  # a sequence of one step
-        _, h, c = rnn_ops.lstm_layer(gates_input, h, c, self.weight_hh, self.bias_hh)
+        h, c = F.lstm_cell(input, (h, c), self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
         return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
 
 
@@ -131,6 +129,5 @@ class GRUCell(RNNCellBase):
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         input, (h,), batched = self._batched(input, (hx,), ("hidden",))
-        gates_input = F.linear(input, self.weight_ih, self.bias_ih).unsqueeze(0)  # a sequence of one step
-        _, h = rnn_ops.gru_layer(gates_input, h, self.weight_hh, self.bias_hh)
+        h = F.gru_cell(input, h, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
         return h if batched else h.squeeze(0)

@@ -13,7 +13,9 @@ with ember's ops, recomputing the gates from the saved inputs, so it differentia
 Kernels: ``ember/kernels/cpu/nn/rnn.py``.
 
 Gate order is PyTorch's: LSTM ``i, f, g, o``; GRU ``r, z, n`` (the reset gate multiplies
-``W_hn h + b_hn``).
+``W_hn h + b_hn``). The schema's entries are PyTorch's one-step functions ``lstm_cell`` and
+``gru_cell`` (``torch.lstm_cell``, ``torch.gru_cell``), which run these ops over one step; the
+layers' own functions are ``lstm_layer`` and ``gru_layer`` below (used by ``nn.LSTM``/``nn.GRU``).
 
 >>> import ember
 >>> from ember.ops.nn.rnn import gru_layer
@@ -27,9 +29,13 @@ from __future__ import annotations
 from ..._core import dtype as _dt
 from ...dispatch import OpExpr, dispatch
 from ..common import functional as _F, grad_recording
+from ..functor import functor
+from ..schema import schema_family
 from ._common import _check_floating, _needs
 
 __all__ = ["gru_layer", "lstm_layer"]
+
+declare = schema_family("nn")
 
 _HALF = (_dt.float16, _dt.bfloat16)
 
@@ -89,6 +95,55 @@ def gru_layer(gates_input, hx, weight_hh, bias_hh, reverse: bool = False):
     inputs = (gates_input, hx, weight_hh) + (() if bias_hh is None else (bias_hh,))
     out, h_n, _ = dispatch(_GRU_LAYER, inputs, {"reverse": bool(reverse)})
     return out, h_n
+
+
+declare(
+    "lstm_cell",
+    "(Tensor, Tensor) (Tensor input, TensorList hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) => LstmCell",
+    op="lstm_layer",
+    doc="""
+    One LSTM step, as ``torch.lstm_cell``: ``hx`` is ``(h, c)``; returns ``(h', c')``.
+
+    >>> h, c = ember.lstm_cell(ember.ones(1, 2), (ember.zeros(1, 1), ember.zeros(1, 1)), ember.ones(4, 2), ember.zeros(4, 1))
+    >>> round(h.item(), 4), round(c.item(), 4)
+    (0.6083, 0.8491)
+    """,
+)
+
+
+@functor("LstmCell")
+def lstm_cell(input, hx, w_ih, w_hh, b_ih, b_hh):
+    if len(hx) != 2:
+        raise RuntimeError(f"lstm_cell(): Expected hx to hold two tensors (h, c), got {len(hx)}")
+    _check_step_input("lstm_cell", input)
+    gates_input = _F().linear(input, w_ih, b_ih).unsqueeze(0)  # a sequence of one step
+    _, h, c = lstm_layer(gates_input, hx[0], hx[1], w_hh, b_hh)
+    return h, c
+
+
+declare(
+    "gru_cell",
+    "Tensor (Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor? b_hh=None) => GruCell",
+    op="gru_layer",
+    doc="""
+    One GRU step, as ``torch.gru_cell``: returns ``h'``.
+
+    >>> round(ember.gru_cell(ember.ones(1, 2), ember.zeros(1, 1), ember.ones(3, 2), ember.zeros(3, 1)).item(), 4)
+    0.1149
+    """,
+)
+
+
+@functor("GruCell")
+def gru_cell(input, hx, w_ih, w_hh, b_ih, b_hh):
+    _check_step_input("gru_cell", input)
+    gates_input = _F().linear(input, w_ih, b_ih).unsqueeze(0)  # a sequence of one step
+    return gru_layer(gates_input, hx, w_hh, b_hh)[1]
+
+
+def _check_step_input(op: str, input) -> None:
+    if input.ndim != 2:
+        raise RuntimeError(f"{op}(): Expected input to be 2-D (batch, input_size), got {input.ndim}-D")
 
 
 # -- LSTM -------------------------------------------------------------------------------------

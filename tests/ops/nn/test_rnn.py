@@ -206,3 +206,40 @@ def test_graph_mode_records_the_op_and_its_gradient(kind):
     (eout * eout).sum().backward()
     np.testing.assert_allclose(got_out, eout.detach().numpy(), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(got_dx, ex.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("bias", [True, False])
+def test_lstm_cell_and_gru_cell_match_torch(bias):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(2)
+    x, h, c = (rng.standard_normal(s) for s in ((3, 4), (3, 5), (3, 5)))
+    w_ih4, w_hh4, b4 = rng.standard_normal((20, 4)), rng.standard_normal((20, 5)), rng.standard_normal((2, 20))
+    w_ih3, w_hh3, b3 = w_ih4[:15], w_hh4[:15], b4[:, :15]
+
+    def both(fn_name, w_ih, w_hh, b, state):
+        biases = (b[0], b[1]) if bias else (None, None)
+        results = []
+        for lib in (ember, torch):
+            t = lib.tensor if lib is ember else torch.tensor
+            leaves = [t(a, requires_grad=True) for a in (x, *state, w_ih, w_hh)] + [
+                None if a is None else t(a, requires_grad=True) for a in biases
+            ]
+            hx = (leaves[1], leaves[2]) if len(state) == 2 else leaves[1]
+            rest = leaves[len(state) + 1 :]
+            out = getattr(lib, fn_name)(leaves[0], hx, *rest)
+            outs = out if isinstance(out, tuple) else (out,)
+            sum((o * (k + 1.5)).sum() for k, o in enumerate(outs)).backward()
+            results.append(([o.detach().numpy() for o in outs], [a.grad.numpy() for a in leaves if a is not None]))
+        for got, want in zip(results[0][0] + results[0][1], results[1][0] + results[1][1], strict=True):
+            np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+    both("lstm_cell", w_ih4, w_hh4, b4, (h, c))
+    both("gru_cell", w_ih3, w_hh3, b3, (h,))
+
+
+def test_cell_functions_refuse_bad_arguments():
+    x, h = ember.zeros(2, 3), ember.zeros(2, 4)
+    with pytest.raises(RuntimeError, match=r"lstm_cell\(\): Expected hx to hold two tensors"):
+        ember.lstm_cell(x, (h,), ember.zeros(16, 3), ember.zeros(16, 4))
+    with pytest.raises(RuntimeError, match=r"gru_cell\(\): Expected input to be 2-D"):
+        ember.gru_cell(ember.zeros(3), h, ember.zeros(12, 3), ember.zeros(12, 4))
