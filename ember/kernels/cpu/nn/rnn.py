@@ -31,14 +31,6 @@ def _gate_scale(chunks: int, hidden: int, factors: dict, ct: np.dtype) -> np.nda
     return scale
 
 
-def _scaled_input(xg: np.ndarray, bias: np.ndarray | None, scale: np.ndarray, ct: np.dtype) -> np.ndarray:
-    """(xg + bias) * scale in a fresh ``ct`` array (two passes)."""
-    pre = np.multiply(xg, scale, dtype=ct)
-    if bias is not None:
-        pre += bias.astype(ct) * scale
-    return pre
-
-
 def _sigmoid_(a: np.ndarray) -> None:
     """a <- 1 / (1 + exp(a)), in place (a holds the negated pre-activation)."""
     np.exp(a, out=a)
@@ -69,7 +61,10 @@ def _lstm_layer(outs, ins, attrs):
     two_h, three_h = 2 * hidden, 3 * hidden
     scale = _gate_scale(4, hidden, {0: -1, 1: -1, 2: -2, 3: -1}, ct)
     w_t = np.ascontiguousarray((w.astype(ct) * scale[:, None]).T)  # (H, 4H): the gates come out negated (tanh's doubled)
-    pre_input = _scaled_input(xg, ins[4] if len(ins) > 4 else None, scale, ct)
+    # the input's share is scaled step by step into a scratch in cache: a whole-sequence pass
+    # over (L, N, 4H) up front costs more (fresh memory, every page touched)
+    bias = ins[4].astype(ct) * scale if len(ins) > 4 else None
+    x_step = np.empty((batch, four_h), ct)
     out, gates, cells = _into(out_o, ct), _into(gates_o, ct), _into(cells_o, ct)
     h = hx.astype(ct)
     c = cx.astype(ct)
@@ -78,7 +73,10 @@ def _lstm_layer(outs, ins, attrs):
         for t in _steps(steps, attrs["reverse"]):
             g = gates[t]
             np.matmul(h, w_t, out=g)
-            g += pre_input[t]
+            np.multiply(xg[t], scale, out=x_step)
+            g += x_step
+            if bias is not None:
+                g += bias
             _sigmoid_(g)
             i, f, gg, o = g[:, :hidden], g[:, hidden:two_h], g[:, two_h:three_h], g[:, three_h:]
             gg *= 2  # tanh(x) = 2 sigmoid(2x) - 1
@@ -171,7 +169,7 @@ def _gru_layer(outs, ins, attrs):
     scale = _gate_scale(3, hidden, {0: -1, 1: -1}, ct)
     w_t = np.ascontiguousarray((w.astype(ct) * scale[:, None]).T)  # (H, 3H): r and z come out negated
     bias = None if len(ins) == 3 else ins[3].astype(ct) * scale
-    x_in = _scaled_input(xg, None, scale, ct)
+    x_in = np.empty((batch, three_h), ct)  # one step's input share, scaled (see lstm_layer)
     out, gates = _into(out_o, ct), _into(gates_o, ct)
     h = hx.astype(ct)
     hg = np.empty((batch, three_h), ct)
@@ -182,11 +180,12 @@ def _gru_layer(outs, ins, attrs):
                 hg += bias
             g = gates[t]
             rz, n, hn = g[:, :two_h], g[:, two_h : 3 * hidden], g[:, 3 * hidden :]
-            np.add(x_in[t, :, :two_h], hg[:, :two_h], out=rz)
+            np.multiply(xg[t], scale, out=x_in)
+            np.add(x_in[:, :two_h], hg[:, :two_h], out=rz)
             _sigmoid_(rz)
             np.copyto(hn, hg[:, two_h:])
             np.multiply(rz[:, :hidden], hn, out=n)
-            n += x_in[t, :, two_h:]
+            n += x_in[:, two_h:]
             np.tanh(n, out=n)
             # h' = n + z * (h - n)
             o = out[t]
