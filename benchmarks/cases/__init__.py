@@ -18,10 +18,11 @@ from . import (
     tf_checkpoint,
     tf_compat,
     training,
+    transformer,
     views,
 )
 
 __all__ = [
     "checkpoint", "ddp", "distributed", "dlpack", "fusion", "global_ops", "global_tensor", "graph", "interop", "memory", "multiprocessing", "ops",
-    "tensor_parallel", "tensorproto", "tf_checkpoint", "tf_compat", "training", "views",
+    "tensor_parallel", "tensorproto", "tf_checkpoint", "tf_compat", "training", "transformer", "views",
 ]  # fmt: skip
