@@ -54,6 +54,7 @@ _TAYLOR = tuple(np.float32((-1) ** n * 2 / math.sqrt(math.pi) / (math.factorial(
 _SMALL = np.float32(0.5)
 _CLIP = np.float32(10.1)  # erfc(10.1) is below float32's smallest subnormal
 _BLOCK = 16384
+_HUGE = np.float32(2.0**100)
 _HI_MASK = np.int32(-4096)  # keeps sign, exponent and the leading 11 stored mantissa bits
 _ONE, _TWO, _HALF = np.float32(1), np.float32(2), np.float32(0.5)
 _INV_SQRT_2 = np.float32(math.sqrt(0.5))
@@ -63,21 +64,35 @@ _TANH_C = np.float32(0.044715)
 
 
 class _Block:
-    """The scratch buffers of one block: five float32 vectors of up to _BLOCK elements."""
+    """The scratch buffers of one block: five float32 vectors of up to _BLOCK elements, and
+    constant ones (NumPy's minimum and maximum have no SIMD loop against a 0-d operand: ~4x slower)."""
 
     def __init__(self, n: int) -> None:
         self.v, self.a, self.b, self.c, self.d = (np.empty(n, F32) for _ in range(5))
+        self.zeros = np.zeros(n, F32)
+        self.ones = np.ones(n, F32)
+        self.clips = {s: np.full(n, _CLIP / s, F32) for s in (_ONE, _INV_SQRT_2)}
 
     def trim(self, n: int) -> tuple[np.ndarray, ...]:
         return self.v[:n], self.a[:n], self.b[:n], self.c[:n], self.d[:n]
 
 
-def _erfc_scaled(v: np.ndarray, scale: np.float32, scale_sq: np.float32, out: np.ndarray, a, b, c) -> None:
+def _step(x: np.ndarray, out: np.ndarray, block: _Block) -> None:
+    """out = 1 where x > 0, 0 where x <= 0 (or x > 0 below 2^-100, where the jump it selects
+    between is below float32's resolution next to it), NaN where x is NaN: a select done with
+    arithmetic, ~5x faster than a masked copy on mixed signs."""
+    n = x.size
+    np.multiply(x, _HUGE, out=out)
+    np.maximum(out, block.zeros[:n], out=out)
+    np.minimum(out, block.ones[:n], out=out)
+
+
+def _erfc_scaled(v: np.ndarray, scale: np.float32, scale_sq: np.float32, out: np.ndarray, a, b, c, block: _Block) -> None:
     """erfc(scale * v) of float32 ``v`` >= 0 (or NaN) into ``out``; ``v`` is clipped in place.
 
     ``scale_sq`` is scale**2 as a power of two; ``a``, ``b``, ``c`` are scratch.
     """
-    np.minimum(v, _CLIP / scale, out=v)
+    np.minimum(v, block.clips[scale][: v.size], out=v)
     np.multiply(v, scale, out=a)
     np.subtract(_TWO, a, out=out)
     np.add(_TWO, a, out=a)
@@ -104,7 +119,7 @@ def _erfc_scaled(v: np.ndarray, scale: np.float32, scale_sq: np.float32, out: np
 
 
 def _blocks(fn, out: np.ndarray, *inputs: np.ndarray) -> np.ndarray:
-    """Run ``fn(out_block, *input_blocks, scratch)`` over flat float32 blocks, into ``out``
+    """Run ``fn(out_block, *input_blocks, block_buffers)`` over flat float32 blocks, into ``out``
     (an array of the inputs' shape, any float dtype, any strides; ``None`` makes a float32 one)."""
     shape = inputs[0].shape
     flat = [np.ascontiguousarray(x, dtype=F32).reshape(-1) for x in inputs]
@@ -116,24 +131,28 @@ def _blocks(fn, out: np.ndarray, *inputs: np.ndarray) -> np.ndarray:
     scratch = _Block(min(n, _BLOCK))
     for start in range(0, n, _BLOCK):
         stop = min(start + _BLOCK, n)
-        fn(target[start:stop], *(x[start:stop] for x in flat), scratch.trim(stop - start))
+        fn(target[start:stop], *(x[start:stop] for x in flat), scratch)
     if not direct:
         np.copyto(out, target.reshape(shape), casting="unsafe")
     return out
 
 
-def _erfc_block(out, x, scratch) -> None:
-    v, a, b, c, _ = scratch
+def _erfc_block(out, x, block) -> None:
+    v, a, b, c, _ = block.trim(x.size)
     np.abs(x, out=v)
-    _erfc_scaled(v, _ONE, _ONE, out, a, b, c)
-    np.subtract(_TWO, out, out=a)
-    np.copyto(out, a, where=x < 0)
+    _erfc_scaled(v, _ONE, _ONE, out, a, b, c, block)
+    np.negative(x, out=a)
+    _step(a, b, block)  # 1 where x < 0
+    np.subtract(_ONE, out, out=a)
+    np.multiply(a, _TWO, out=a)
+    np.multiply(a, b, out=a)
+    np.add(out, a, out=out)  # 2 - erfc(|x|) where x < 0
 
 
-def _erf_block(out, x, scratch) -> None:
-    v, a, b, c, _ = scratch
+def _erf_block(out, x, block) -> None:
+    v, a, b, c, _ = block.trim(x.size)
     np.abs(x, out=v)
-    _erfc_scaled(v, _ONE, _ONE, out, a, b, c)
+    _erfc_scaled(v, _ONE, _ONE, out, a, b, c, block)
     np.subtract(_ONE, out, out=out)
     np.copysign(out, x, out=out)
     np.multiply(x, x, out=a)
@@ -157,14 +176,17 @@ def erf(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     return _blocks(_erf_block, out, x)
 
 
-def _phi_block(out, x, scratch) -> None:
+def _phi_block(out, x, block) -> None:
     """The standard normal CDF: erfc(-x / sqrt 2) / 2, from erfc(|x| / sqrt 2). Uses v, a, b, c."""
-    v, a, b, c, _ = scratch
+    v, a, b, c, _ = block.trim(x.size)
     np.abs(x, out=v)
-    _erfc_scaled(v, _INV_SQRT_2, _HALF, out, a, b, c)
-    np.multiply(out, _HALF, out=out)  # Phi(-|x|)
-    np.subtract(_ONE, out, out=a)
-    np.copyto(out, a, where=x > 0)
+    _erfc_scaled(v, _INV_SQRT_2, _HALF, out, a, b, c, block)
+    np.multiply(out, _HALF, out=out)  # Phi(-|x|) <= 1/2
+    _step(x, b, block)
+    np.multiply(out, -_TWO, out=a)
+    np.add(a, _ONE, out=a)
+    np.multiply(a, b, out=a)
+    np.add(out, a, out=out)  # 1 - Phi(-|x|) where x > 0
 
 
 def _tanh_inner(x, t, x2) -> None:
@@ -177,22 +199,22 @@ def _tanh_inner(x, t, x2) -> None:
     np.tanh(t, out=t)
 
 
-def _gelu_block(out, x, scratch) -> None:
-    _phi_block(out, x, scratch)
+def _gelu_block(out, x, block) -> None:
+    _phi_block(out, x, block)
     np.multiply(out, x, out=out)
 
 
-def _gelu_tanh_block(out, x, scratch) -> None:
-    _, t, x2, _, _ = scratch
+def _gelu_tanh_block(out, x, block) -> None:
+    _, t, x2, _, _ = block.trim(x.size)
     _tanh_inner(x, t, x2)
     np.add(t, _ONE, out=t)
     np.multiply(t, _HALF, out=t)
     np.multiply(t, x, out=out)
 
 
-def _gelu_backward_block(out, g, x, scratch) -> None:
-    d = scratch[4]
-    _phi_block(out, x, scratch)
+def _gelu_backward_block(out, g, x, block) -> None:
+    d = block.trim(x.size)[4]
+    _phi_block(out, x, block)
     np.multiply(x, x, out=d)
     np.multiply(d, -_HALF, out=d)
     np.exp(d, out=d)
@@ -202,9 +224,9 @@ def _gelu_backward_block(out, g, x, scratch) -> None:
     np.multiply(out, g, out=out)
 
 
-def _gelu_tanh_backward_block(out, g, x, scratch) -> None:
+def _gelu_tanh_backward_block(out, g, x, block) -> None:
     # d/dx: (1 + t) / 2 + x / 2 * (1 - t^2) * sqrt(2/pi) * (1 + 3c x^2)
-    _, t, x2, d, _ = scratch
+    _, t, x2, d, _ = block.trim(x.size)
     _tanh_inner(x, t, x2)
     np.multiply(x2, np.float32(3) * _TANH_C, out=x2)
     np.add(x2, _ONE, out=x2)
