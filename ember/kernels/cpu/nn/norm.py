@@ -67,6 +67,40 @@ def _layer_norm(outs, ins, attrs):
     store(out, work)
 
 
+@register_kernel("layer_norm_backward")
+def _layer_norm_backward(outs, ins, attrs):
+    """The gradients ``output_mask`` asks for, in this order: input, weight, bias (weight among
+    the inputs when the layer has one). With xhat = (x - mean) * rstd per row and gw = g * weight:
+    dx = rstd * (gw - mean(gw) - xhat * mean(gw * xhat)), dweight = sum(g * xhat), dbias = sum(g)."""
+    g, x = ins[0], ins[1]
+    need_x, need_w, need_b = attrs["output_mask"]
+    results = iter(outs)
+    ct = compute_dtype(x.dtype)
+    if x.size == 0:
+        for out in outs:
+            out[...] = 0
+        return
+    m = math.prod(x.shape[x.ndim - attrs["ndim"] :])
+    rows = x.size // m
+    g2 = g.astype(ct, copy=False).reshape(rows, m)
+    xhat = np.empty((rows, m), ct)
+    rstd = _centered_rows(x.astype(ct, copy=False).reshape(rows, m), attrs["eps"], ct, xhat)
+    xhat *= rstd
+    if need_x:
+        gw = g2 * ins[2].astype(ct, copy=False).reshape(m) if len(ins) > 2 else g2
+        mean_gw_xhat = np.einsum("ij,ij->i", gw, xhat)[:, None] / ct.type(m)
+        dx = np.multiply(xhat, mean_gw_xhat)
+        np.subtract(gw, dx, out=dx)
+        dx -= gw.mean(axis=1, keepdims=True, dtype=ct)
+        dx *= rstd
+        store(next(results), dx.reshape(x.shape))
+    if need_w:
+        store(next(results), np.einsum("ij,ij->j", g2, xhat).reshape(outs[int(need_x)].shape))
+    if need_b:
+        out = next(results)
+        store(out, g2.sum(axis=0, dtype=ct).reshape(out.shape))
+
+
 def _centered_rows(x2: np.ndarray, eps: float, ct: np.dtype, out2: np.ndarray) -> np.ndarray:
     """Write ``x2 - mean`` (per row) into ``out2``; return 1 / sqrt(var + eps) per row, (rows, 1)."""
     m = x2.shape[1]
