@@ -22,6 +22,7 @@ import ctypes
 import functools
 import mmap
 import os
+import sys
 import threading
 import weakref
 from collections.abc import Iterator
@@ -104,22 +105,45 @@ class _ArrayBlock(DataPtr):
     """A small kernel output from ``CPUAllocator.allocate_array``: a typed NumPy array, whose
     memory NumPy frees. Its accounting follows this object, which every ember holder of the
     memory keeps alive (the storage, each tensor's cached view), and costs no weak reference.
-    When a view escapes to the user, a weak reference on the array takes over the accounting,
-    as for every other block, so the bytes count until that view is gone too."""
+    When a view escapes to the user, a weak reference on the memory's owner takes over the
+    accounting, as for every other block, so the bytes count until that view is gone too.
 
-    __slots__ = ("_escaped", "_nbytes", "_stats")
+    ``_key`` is the (shape, dtype) under which the array goes back to its allocator's free
+    list when this object dies and nothing else can see the memory (None: it is not kept)."""
+
+    __slots__ = ("_escaped", "_key", "_nbytes", "_stats")
 
     def escape(self) -> None:
         if not self._escaped:
             self._escaped = True
-            ref = _weakref(self.context, _released_small)
+            array = self.context
+            ref = _weakref(array if array.base is None else array.base, _released_small)
             _LIVE[id(ref)] = (ref, self._stats, self._nbytes)
 
     def __del__(self) -> None:
-        if not self._escaped:
-            stats = self._stats
-            stats.allocated -= self._nbytes
-            stats.num_frees += 1
+        if self._escaped:
+            return
+        stats = self._stats
+        nbytes = self._nbytes
+        stats.allocated -= nbytes
+        stats.num_frees += 1
+        key = self._key
+        if key is None:
+            return
+        self._buffer = None  # this block's own flat view (when made) holds the memory too
+        array = self.context
+        # Kept only when this object held the last reference to the array and the array the
+        # last to its memory: a NumPy view anywhere (an escaped one, a queued kernel's) keeps
+        # the block out of the free list, so no block is ever reused while something sees it.
+        if _getrefcount(array) == _SOLE and _getrefcount(array.base) == _SOLE_BASE:
+            allocator = self.allocator
+            kept = allocator._kept.get(key)
+            if kept is not None and len(kept) < _KEEP_PER_SIGNATURE and allocator._kept_bytes + nbytes <= allocator.KEEP_TOTAL:
+                kept.append(array)
+                allocator._kept_bytes += nbytes
+                stats.cached += nbytes
+            elif kept is None:
+                allocator._keep(key, array, nbytes)
 
 
 EMPTY_DATAPTR = DataPtr(0, _EMPTY_BUFFER, None, None)
@@ -172,6 +196,7 @@ def _released_small(ref: weakref.ref) -> None:
 
 _weakref = weakref.ref
 _new_dataptr = object.__new__
+_getrefcount = sys.getrefcount
 
 
 def _stats_for(device: Device) -> _DeviceStats:
@@ -256,6 +281,28 @@ def _fresh_block(nbytes: int) -> tuple[np.ndarray, int]:
     return raw[skip : skip + nbytes], address + skip
 
 
+def _aligned_array(nbytes: int, shape: tuple, np_dtype: np.dtype) -> np.ndarray:
+    """A new C-contiguous typed array of ``shape`` starting on a 64-byte boundary: NumPy's
+    allocator (malloc) aligns to 16 bytes only, so the block is over-allocated by 63 bytes."""
+    raw = np.empty(nbytes + ALIGNMENT - 1, _U8)
+    address = ctypes.addressof(ctypes.c_char.from_buffer(raw))  # 0.3 us; raw.ctypes.data costs 1 us
+    return np.ndarray(shape, np_dtype, raw, -address % ALIGNMENT)
+
+
+def _sole_references() -> tuple[int, int]:
+    """What ``sys.getrefcount`` says in ``_ArrayBlock.__del__``'s check of an array and of the
+    memory under it when only the block holds them (an attribute, a local, the argument),
+    measured here the same way, so the check follows the interpreter's own counting."""
+    holder = _new_dataptr(DataPtr)
+    holder.context = _aligned_array(4, (1,), np.dtype(np.float32))
+    array = holder.context
+    return _getrefcount(array), _getrefcount(array.base)
+
+
+_SOLE, _SOLE_BASE = _sole_references()
+_KEEP_PER_SIGNATURE = 4
+
+
 class Allocator:
     """The allocator contract: ``allocate(nbytes) -> DataPtr`` and the matching ``free``.
 
@@ -294,12 +341,29 @@ class Allocator:
         return f"{type(self).__name__}(device={str(self.device)!r})"
 
 
+# Every allocator that keeps freed blocks, so that ember.empty_cache() reaches them all.
+_CACHING_INSTANCES: weakref.WeakSet[Allocator] = weakref.WeakSet()
+
+
 class CPUAllocator(Allocator):
-    """The default CPU allocator: 64-byte aligned blocks, freed when their last user dies."""
+    """The default CPU allocator: 64-byte aligned blocks, freed when their last user dies.
+
+    Kernel outputs up to ``KEEP_LIMIT`` bytes are kept when freed, a few per (shape, dtype) and
+    ``KEEP_TOTAL`` bytes in all, and handed out again to the next output of that shape: a loop
+    allocates the same outputs on every step, and reusing them pays for their alignment.
+    ``empty_cache()`` releases them.
+    """
+
+    KEEP_LIMIT = 1 << 20
+    KEEP_PER_SIGNATURE = _KEEP_PER_SIGNATURE
+    KEEP_TOTAL = 8 << 20
 
     def __init__(self, device: Device = CPU) -> None:
         self.device = device
         self._stats = _stats_for(device)
+        self._kept: dict[tuple, list[np.ndarray]] = {}
+        self._kept_bytes = 0
+        _CACHING_INSTANCES.add(self)
 
     def allocate(self, nbytes: int) -> DataPtr:
         if nbytes == 0:
@@ -317,15 +381,29 @@ class CPUAllocator(Allocator):
     def allocate_array(self, nbytes: int, shape: tuple, np_dtype: np.dtype) -> tuple[DataPtr, np.ndarray]:
         if not 0 < nbytes < SMALL_BLOCK:
             return super().allocate_array(nbytes, shape, np_dtype)
-        # Outputs below 32 MiB come straight from NumPy, typed: computing a 64-byte aligned
-        # address costs more than an op on a few hundred elements, and malloc hands a freed
-        # block of the same size back already touched (a fresh mapping faults on every call).
-        try:
-            array = np.empty(shape, np_dtype)
-        except OUT_OF_MEMORY as exc:
-            raise allocation_failed(self, nbytes, exc) from exc
-        stats = self._stats  # on_alloc, inlined: every op's output comes here
-        stats.allocated += nbytes
+        # Outputs below 32 MiB are typed NumPy arrays, freed by NumPy (malloc hands a freed
+        # block of the same size back already touched, where a fresh mapping faults on every
+        # call); the small ones come back from this allocator's free list when one is kept.
+        stats = self._stats
+        key = None
+        array = None
+        if nbytes <= self.KEEP_LIMIT:
+            key = (shape, np_dtype)
+            kept = self._kept.get(key)
+            if kept:
+                try:
+                    array = kept.pop()
+                except IndexError:  # another thread took the last one
+                    pass
+                else:
+                    self._kept_bytes -= nbytes
+                    stats.cached -= nbytes
+        if array is None:
+            try:
+                array = _aligned_array(nbytes, shape, np_dtype)
+            except OUT_OF_MEMORY as exc:
+                raise allocation_failed(self, nbytes, exc) from exc
+        stats.allocated += nbytes  # on_alloc, inlined: every op's output comes here
         stats.num_allocs += 1
         if stats.allocated > stats.peak:
             stats.peak = stats.allocated
@@ -336,15 +414,35 @@ class CPUAllocator(Allocator):
         data._stats = stats
         data._nbytes = nbytes
         data._escaped = False
+        data._key = key
         return data, array
+
+    def _keep(self, key: tuple, array: np.ndarray, nbytes: int) -> None:
+        """A freed output nothing else sees: onto its free list, while the bounds allow."""
+        if self._kept_bytes + nbytes > self.KEEP_TOTAL:
+            return
+        kept = self._kept.get(key)
+        if kept is None:
+            if len(self._kept) >= 1024:  # many shapes seen once each: start over
+                self.empty_cache()
+            kept = self._kept[key] = []
+        if len(kept) < self.KEEP_PER_SIGNATURE:
+            kept.append(array)
+            self._kept_bytes += nbytes
+            self._stats.cached += nbytes
 
     def free(self, block: object, nbytes: int) -> None:
         # The memory itself went back to NumPy / the kernel with its owner; count it.
         self._stats.on_free(nbytes)
 
+    def empty_cache(self) -> None:
+        """Release the kept outputs to the system."""
+        kept, self._kept = self._kept, {}
+        released = sum(array.nbytes for arrays in kept.values() for array in arrays)
+        self._kept_bytes -= released
+        self._stats.cached -= released
 
-# Every caching allocator alive, so that ember.empty_cache() reaches them all.
-_CACHING_INSTANCES: weakref.WeakSet[CachingAllocator] = weakref.WeakSet()
+
 
 
 def _size_class(nbytes: int) -> int:
