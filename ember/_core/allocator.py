@@ -102,16 +102,13 @@ class DataPtr:
 
 
 class _ArrayBlock(DataPtr):
-    """A small kernel output from ``CPUAllocator.allocate_array``: a typed NumPy array, whose
+    """A kernel output from ``CPUAllocator.allocate_array``: a typed NumPy array, whose
     memory NumPy frees. Its accounting follows this object, which every ember holder of the
     memory keeps alive (the storage, each tensor's cached view), and costs no weak reference.
     When a view escapes to the user, a weak reference on the memory's owner takes over the
-    accounting, as for every other block, so the bytes count until that view is gone too.
+    accounting, as for every other block, so the bytes count until that view is gone too."""
 
-    ``_key`` is the (shape, dtype) under which the array goes back to its allocator's free
-    list when this object dies and nothing else can see the memory (None: it is not kept)."""
-
-    __slots__ = ("_escaped", "_key", "_nbytes", "_stats")
+    __slots__ = ("_escaped", "_nbytes", "_stats")
 
     def escape(self) -> None:
         if not self._escaped:
@@ -121,14 +118,27 @@ class _ArrayBlock(DataPtr):
             _LIVE[id(ref)] = (ref, self._stats, self._nbytes)
 
     def __del__(self) -> None:
+        if not self._escaped:
+            stats = self._stats
+            stats.allocated -= self._nbytes
+            stats.num_frees += 1
+
+
+class _KeptBlock(_ArrayBlock):
+    """An aligned output that goes back onto ``_kept`` (its allocator's free list for its shape
+    and dtype) when this object dies and nothing else can see the memory."""
+
+    __slots__ = ("_kept",)
+
+    def __del__(self) -> None:
         if self._escaped:
             return
         stats = self._stats
         nbytes = self._nbytes
         stats.allocated -= nbytes
         stats.num_frees += 1
-        key = self._key
-        if key is None:
+        kept = self._kept
+        if kept is None or len(kept) >= _KEEP_PER_SIGNATURE:
             return
         self._buffer = None  # this block's own flat view (when made) holds the memory too
         array = self.context
@@ -137,13 +147,10 @@ class _ArrayBlock(DataPtr):
         # the block out of the free list, so no block is ever reused while something sees it.
         if _getrefcount(array) == _SOLE and _getrefcount(array.base) == _SOLE_BASE:
             allocator = self.allocator
-            kept = allocator._kept.get(key)
-            if kept is not None and len(kept) < _KEEP_PER_SIGNATURE and allocator._kept_bytes + nbytes <= allocator.KEEP_TOTAL:
+            if allocator._kept_bytes + nbytes <= allocator.KEEP_TOTAL:
                 kept.append(array)
                 allocator._kept_bytes += nbytes
                 stats.cached += nbytes
-            elif kept is None:
-                allocator._keep(key, array, nbytes)
 
 
 EMPTY_DATAPTR = DataPtr(0, _EMPTY_BUFFER, None, None)
@@ -346,17 +353,22 @@ _CACHING_INSTANCES: weakref.WeakSet[Allocator] = weakref.WeakSet()
 
 
 class CPUAllocator(Allocator):
-    """The default CPU allocator: 64-byte aligned blocks, freed when their last user dies.
+    """The default CPU allocator: blocks freed when their last user dies.
 
-    Kernel outputs up to ``KEEP_LIMIT`` bytes are kept when freed, a few per (shape, dtype) and
-    ``KEEP_TOTAL`` bytes in all, and handed out again to the next output of that shape: a loop
-    allocates the same outputs on every step, and reusing them pays for their alignment.
-    ``empty_cache()`` releases them.
+    Blocks from ``allocate`` start on 64-byte boundaries, and so do kernel outputs from
+    ``ALIGN_FROM`` bytes on. Smaller outputs are plain NumPy arrays (malloc aligns them to 16
+    bytes): aligning one costs about 0.3 us, more than its kernel gains from it
+    (docs/performance.md has the measurement). Aligned outputs up to ``KEEP_LIMIT`` bytes are
+    kept when freed, a few per (shape, dtype) and ``KEEP_TOTAL`` bytes in all, and handed out
+    again to the next output of that shape and dtype: a loop allocates the same outputs on
+    every step, and reuse pays for the alignment. ``empty_cache()`` releases them.
     """
 
+    ALIGN_FROM = 16 << 10
     KEEP_LIMIT = 1 << 20
     KEEP_PER_SIGNATURE = _KEEP_PER_SIGNATURE
     KEEP_TOTAL = 8 << 20
+    _KEEP_KEYS = 1024  # shapes with a free list; past it, outputs of new shapes are not kept
 
     def __init__(self, device: Device = CPU) -> None:
         self.device = device
@@ -381,68 +393,64 @@ class CPUAllocator(Allocator):
     def allocate_array(self, nbytes: int, shape: tuple, np_dtype: np.dtype) -> tuple[DataPtr, np.ndarray]:
         if not 0 < nbytes < SMALL_BLOCK:
             return super().allocate_array(nbytes, shape, np_dtype)
-        # Outputs below 32 MiB are typed NumPy arrays, freed by NumPy (malloc hands a freed
-        # block of the same size back already touched, where a fresh mapping faults on every
-        # call); the small ones come back from this allocator's free list when one is kept.
+        # Outputs below 32 MiB are typed NumPy arrays, freed by NumPy: malloc hands a freed
+        # block of the same size back already touched, where a fresh mapping faults on every call.
         stats = self._stats
-        key = None
-        array = None
-        if nbytes <= self.KEEP_LIMIT:
-            key = (shape, np_dtype)
-            kept = self._kept.get(key)
-            if kept:
-                try:
-                    array = kept.pop()
-                except IndexError:  # another thread took the last one
-                    pass
-                else:
-                    self._kept_bytes -= nbytes
-                    stats.cached -= nbytes
-        if array is None:
+        if nbytes < self.ALIGN_FROM:
             try:
-                array = _aligned_array(nbytes, shape, np_dtype)
+                array = np.empty(shape, np_dtype)
             except OUT_OF_MEMORY as exc:
                 raise allocation_failed(self, nbytes, exc) from exc
+            data = _new_dataptr(_ArrayBlock)
+        else:
+            array = kept = None
+            if nbytes <= self.KEEP_LIMIT:
+                key = (shape, np_dtype)
+                kept = self._kept.get(key)
+                if kept:
+                    try:
+                        array = kept.pop()
+                    except IndexError:  # another thread took the last one
+                        pass
+                    else:
+                        self._kept_bytes -= nbytes
+                        stats.cached -= nbytes
+                elif kept is None and len(self._kept) < self._KEEP_KEYS:
+                    kept = self._kept[key] = []
+            if array is None:
+                try:
+                    array = _aligned_array(nbytes, shape, np_dtype)
+                except OUT_OF_MEMORY as exc:
+                    raise allocation_failed(self, nbytes, exc) from exc
+            data = _new_dataptr(_KeptBlock)
+            data._kept = kept
         stats.allocated += nbytes  # on_alloc, inlined: every op's output comes here
         stats.num_allocs += 1
         if stats.allocated > stats.peak:
             stats.peak = stats.allocated
-        data = _new_dataptr(_ArrayBlock)
         data._address = data._buffer = None
         data.context = array
         data.allocator = self
         data._stats = stats
         data._nbytes = nbytes
         data._escaped = False
-        data._key = key
         return data, array
-
-    def _keep(self, key: tuple, array: np.ndarray, nbytes: int) -> None:
-        """A freed output nothing else sees: onto its free list, while the bounds allow."""
-        if self._kept_bytes + nbytes > self.KEEP_TOTAL:
-            return
-        kept = self._kept.get(key)
-        if kept is None:
-            if len(self._kept) >= 1024:  # many shapes seen once each: start over
-                self.empty_cache()
-            kept = self._kept[key] = []
-        if len(kept) < self.KEEP_PER_SIGNATURE:
-            kept.append(array)
-            self._kept_bytes += nbytes
-            self._stats.cached += nbytes
 
     def free(self, block: object, nbytes: int) -> None:
         # The memory itself went back to NumPy / the kernel with its owner; count it.
         self._stats.on_free(nbytes)
 
     def empty_cache(self) -> None:
-        """Release the kept outputs to the system."""
-        kept, self._kept = self._kept, {}
-        released = sum(array.nbytes for arrays in kept.values() for array in arrays)
+        """Release the kept outputs to the system (the free lists stay, empty)."""
+        released = 0
+        for kept in list(self._kept.values()):
+            while kept:
+                try:
+                    released += kept.pop().nbytes
+                except IndexError:
+                    break
         self._kept_bytes -= released
         self._stats.cached -= released
-
-
 
 
 def _size_class(nbytes: int) -> int:
