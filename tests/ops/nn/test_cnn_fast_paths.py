@@ -91,3 +91,61 @@ def test_max_pool_gradcheck_float64():
     x = ember.tensor(seeded(3).permutation(2 * 2 * 6 * 6).reshape(2, 2, 6, 6) * 0.1, dtype=ember.float64, requires_grad=True)
     assert gradcheck(lambda t: ember.max_pool2d(t, 2), (x,))
     assert gradcheck(lambda t: ember.max_pool2d(t, (2, 3), (2, 3), 0, (2, 1)), (x,))
+
+
+CONVS = [  # (input shape, weight shape, stride, padding, dilation, groups)
+    ((2, 3, 9, 9), (4, 3, 3, 3), 1, 1, 1, 1),  # the centre tap covers the whole input gradient
+    ((2, 4, 9, 8), (6, 2, 3, 3), 2, 1, 1, 2),  # strided, grouped: no tap covers it
+    ((1, 3, 10, 10), (2, 3, 3, 2), (2, 1), (0, 2), (2, 1), 1),  # dilated, padding wider than a tap reaches
+    ((2, 2, 5, 5), (3, 2, 1, 1), 1, 0, 1, 1),  # 1x1
+    ((2, 2, 7), (3, 2, 3), 3, 2, 1, 1),  # 1-D, stride past the kernel: positions no tap reaches
+    ((1, 2, 4, 5, 5), (2, 2, 2, 3, 3), 1, 1, 1, 1),  # 3-D
+    ((0, 3, 6, 6), (4, 3, 3, 3), 1, 1, 1, 1),  # empty batch
+]
+
+
+@needs_torch
+@pytest.mark.parametrize("x_shape, w_shape, stride, padding, dilation, groups", CONVS)
+@pytest.mark.parametrize("noncontig", [False, True])
+def test_conv_grads_match_torch_float64(x_shape, w_shape, stride, padding, dilation, groups, noncontig):
+    rng = seeded(sum(x_shape) + sum(w_shape))
+    x, w, b = rng.standard_normal(x_shape), rng.standard_normal(w_shape), rng.standard_normal(w_shape[0])
+    fn = {3: "conv1d", 4: "conv2d", 5: "conv3d"}[len(x_shape)]
+    wide = np.zeros((*x.shape[:-1], x.shape[-1] * 2))
+    wide[..., ::2] = x
+    ex = (ember.tensor(wide)[..., ::2] if noncontig else ember.tensor(x)).requires_grad_(True)
+    ew, eb = ember.tensor(w, requires_grad=True), ember.tensor(b, requires_grad=True)
+    tx, tw, tb = (to_torch(a, requires_grad=True) for a in (x, w, b))
+    ey = getattr(ember, fn)(ex, ew, eb, stride, padding, dilation, groups)
+    ty = getattr(torch.nn.functional, fn)(tx, tw, tb, stride, padding, dilation, groups)
+    seed = rng.standard_normal(tuple(ty.shape))
+    ey.backward(ember.tensor(seed))
+    ty.backward(to_torch(seed))
+    np.testing.assert_allclose(ey.detach().numpy(), from_torch(ty), rtol=1e-10, atol=1e-10)
+    for e, t in ((ex, tx), (ew, tw), (eb, tb)):
+        np.testing.assert_allclose(e.grad.numpy(), from_torch(t.grad), rtol=1e-10, atol=1e-10)
+
+
+@needs_torch
+@pytest.mark.parametrize("dtype, tol", [(np.float32, 1e-4), (np.float16, 2e-2), (BF16, 1e-1)])
+def test_conv2d_transpose_half_and_single_match_torch(dtype, tol):
+    """The input gradient is a transposed convolution: its direct col2im in every dtype."""
+    rng = seeded(5)
+    x = rng.standard_normal((2, 4, 6, 6)).astype(dtype)
+    w = (rng.standard_normal((4, 3, 3, 3)) * 0.3).astype(dtype)
+    for stride, padding, output_padding in ((1, 1, 0), (2, 1, 1), (2, 0, 0)):
+        e = ember.conv_transpose2d(ember.tensor(x), ember.tensor(w), None, stride, padding, output_padding)
+        t = torch.nn.functional.conv_transpose2d(to_torch(x), to_torch(w), None, stride, padding, output_padding)
+        assert e.dtype.name == str(t.dtype).removeprefix("torch.")
+        np.testing.assert_allclose(e.numpy().astype(np.float64), from_torch(t).astype(np.float64), rtol=tol, atol=tol)
+
+
+def test_conv_gradcheck_float64():
+    rng = seeded(9)
+    x = ember.tensor(rng.standard_normal((2, 2, 5, 5)), requires_grad=True)
+    w = ember.tensor(rng.standard_normal((4, 1, 3, 3)), requires_grad=True)
+    assert gradcheck(lambda a, b: ember.conv2d(a, b, None, 1, 1, 1, 2), (x, w))
+    assert gradcheck(lambda a, b: ember.conv2d(a, b, None, 2, 1, (1, 2), 2), (x, w))
+    assert gradcheck(
+        lambda a, b: ember.conv_transpose2d(a, b.transpose(0, 1).contiguous(), None, 2, 1, 1), (x, w.reshape(2, 2, 3, 3))
+    )
