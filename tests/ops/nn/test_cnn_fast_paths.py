@@ -11,8 +11,10 @@ import pytest
 
 import ember
 from ember.autograd import gradcheck
+from ember.dispatch import dispatch
 from ember.kernels.cpu.common import compute_dtype
 from ember.kernels.cpu.nn import pooling
+from ember.ops.nn.norm import _BATCH_NORM
 from tests._oracle import from_torch, needs_torch, to_torch, torch
 
 from ._helpers import TORCH_ADVICE, seeded
@@ -149,3 +151,67 @@ def test_conv_gradcheck_float64():
     assert gradcheck(
         lambda a, b: ember.conv_transpose2d(a, b.transpose(0, 1).contiguous(), None, 2, 1, 1), (x, w.reshape(2, 2, 3, 3))
     )
+
+
+def _bn_grads(x, w, b, seeds, create_graph):
+    """Gradients of <seeds, (y, mean, var)> of training batch norm; ``create_graph`` takes the
+    differentiable composite backward, without it the fused kernel."""
+    ex, ew, eb = (ember.tensor(a, requires_grad=True) for a in (x, w, b))
+    attrs = {"training": True, "eps": 1e-5, "has_weight": True, "has_bias": True}
+    outs = dispatch(_BATCH_NORM, (ex, ew, eb), attrs)
+    loss = sum((o * ember.tensor(s)).sum() for o, s in zip(outs, seeds, strict=True) if s is not None)
+    return [g.detach().numpy() for g in ember.autograd.grad(loss, (ex, ew, eb), create_graph=create_graph)]
+
+
+@pytest.mark.parametrize("with_stats", [False, True])
+@pytest.mark.parametrize("shape", [(4, 3, 5, 5), (1, 2, 3, 3), (5, 3), (2, 3, 2, 2, 2)])
+def test_batch_norm_fused_backward_equals_composite(with_stats, shape):
+    rng = seeded(sum(shape))
+    x = rng.standard_normal(shape) * 3 + 10  # off-centre: the centred sums must not cancel
+    w, b = rng.standard_normal(shape[1]), rng.standard_normal(shape[1])
+    seeds = [rng.standard_normal(shape)] + (
+        [rng.standard_normal(shape[1]), rng.standard_normal(shape[1])] if with_stats else [None, None]
+    )
+    for fused, composite in zip(_bn_grads(x, w, b, seeds, False), _bn_grads(x, w, b, seeds, True), strict=True):
+        np.testing.assert_allclose(fused, composite, rtol=1e-9, atol=1e-10)
+
+
+@needs_torch
+@pytest.mark.parametrize("dtype, tol", [(np.float64, 1e-10), (np.float32, 1e-4), (np.float16, 2e-2), (BF16, 1e-1)])
+@pytest.mark.parametrize("noncontig", [False, True])
+@pytest.mark.parametrize("affine", [True, False])
+def test_batch_norm2d_train_step_matches_torch(dtype, tol, noncontig, affine):
+    rng = seeded(17)
+    x = (rng.standard_normal((3, 4, 5, 6)) + 2).astype(dtype)
+    seed = rng.standard_normal(x.shape).astype(dtype)
+    param_dtype = np.float32 if dtype in (np.float16, BF16) else dtype  # half inputs take float32 parameters, as torch
+    w, b = rng.standard_normal(4).astype(param_dtype), rng.standard_normal(4).astype(param_dtype)
+    wide = np.zeros((*x.shape[:-1], 12), dtype)
+    wide[..., ::2] = x
+    ex = (ember.tensor(wide)[..., ::2] if noncontig else ember.tensor(x)).requires_grad_(True)
+    ew, eb = ember.tensor(w, requires_grad=True), ember.tensor(b, requires_grad=True)
+    tx, tw, tb = (to_torch(a, requires_grad=True) for a in (x, w, b))
+    erm, erv = ember.zeros(4, dtype=ember.tensor(w).dtype), ember.ones(4, dtype=ember.tensor(w).dtype)
+    trm, trv = torch.zeros(4, dtype=tw.dtype), torch.ones(4, dtype=tw.dtype)
+    ey = ember.nn.functional.batch_norm(ex, erm, erv, ew if affine else None, eb if affine else None, training=True)
+    ty = torch.nn.functional.batch_norm(tx, trm, trv, tw if affine else None, tb if affine else None, training=True)
+    ey.backward(ember.tensor(seed))
+    ty.backward(to_torch(seed))
+    pairs = [(ey, ty), (ex.grad, tx.grad), (erm, trm), (erv, trv)] + ([(ew.grad, tw.grad), (eb.grad, tb.grad)] if affine else [])
+    for e, t in pairs:
+        assert e.dtype.name == str(t.dtype).removeprefix("torch.")
+        np.testing.assert_allclose(e.detach().numpy().astype(np.float64), from_torch(t).astype(np.float64), rtol=tol, atol=tol)
+
+
+def test_batch_norm_empty_batch_and_gradcheck():
+    x = ember.zeros((0, 3, 4, 4), requires_grad=True)
+    w = ember.ones(3, requires_grad=True)
+    ember.nn.functional.batch_norm(x, None, None, w, None, training=True).sum().backward()
+    assert x.grad.shape == (0, 3, 4, 4)
+    np.testing.assert_array_equal(w.grad.numpy(), np.zeros(3, np.float32))
+    rng = seeded(4)
+    args = tuple(
+        ember.tensor(a, requires_grad=True)
+        for a in (rng.standard_normal((3, 2, 2, 2)), rng.standard_normal(2), rng.standard_normal(2))
+    )
+    assert gradcheck(lambda a, ww, bb: ember.nn.functional.batch_norm(a, None, None, ww, bb, training=True), args)
