@@ -2,6 +2,7 @@
 
 from . import (
     checkpoint,
+    conv,
     ddp,
     distributed,
     dlpack,
@@ -22,6 +23,6 @@ from . import (
 )
 
 __all__ = [
-    "checkpoint", "ddp", "distributed", "dlpack", "fusion", "global_ops", "global_tensor", "graph", "interop", "memory", "multiprocessing", "ops",
+    "checkpoint", "conv", "ddp", "distributed", "dlpack", "fusion", "global_ops", "global_tensor", "graph", "interop", "memory", "multiprocessing", "ops",
     "tensor_parallel", "tensorproto", "tf_checkpoint", "tf_compat", "training", "views",
 ]  # fmt: skip
