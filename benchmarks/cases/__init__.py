@@ -13,6 +13,7 @@ from . import (
     memory,
     multiprocessing,
     ops,
+    peak_memory,
     tensor_parallel,
     tensorproto,
     tf_checkpoint,
@@ -22,6 +23,6 @@ from . import (
 )
 
 __all__ = [
-    "checkpoint", "ddp", "distributed", "dlpack", "fusion", "global_ops", "global_tensor", "graph", "interop", "memory", "multiprocessing", "ops",
+    "checkpoint", "ddp", "distributed", "dlpack", "fusion", "global_ops", "global_tensor", "graph", "interop", "memory", "multiprocessing", "ops", "peak_memory",
     "tensor_parallel", "tensorproto", "tf_checkpoint", "tf_compat", "training", "views",
 ]  # fmt: skip
