@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 DEMO_STAMP := $(VENV)/.installed-demo
 
-.PHONY: demo tour test fuzz bench lint interop tf-oracle array-api-tests clean
+.PHONY: demo tour test fuzz bench bench-all lint interop tf-oracle array-api-tests clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { echo "ember needs Python >= 3.10"; exit 1; }
@@ -38,8 +38,16 @@ EXAMPLES ?= 200
 fuzz: $(STAMP)
 	EMBER_FUZZ_EXAMPLES=$(EXAMPLES) $(if $(FUZZ_LOG),EMBER_FUZZ_COLLECT=$(FUZZ_LOG)) $(PY) -m pytest -q tests/fuzz
 
+# The speed issue's rows at one thread (about 5 minutes): their cases, then a table of every
+# row with ember, NumPy and PyTorch side by side, the ratio and the target. BENCH_ARGS passes
+# more (--quick, --json out.json, --filter ...). `bench-all` runs every case and multi-process job
+# (500 MB checkpoints, MPI ranks: 20 minutes and more), ending with the same table.
+BENCH_ARGS ?=
 bench: $(STAMP)
-	$(PY) benchmarks/run.py
+	$(PY) benchmarks/run.py --threads 1 --issue $(BENCH_ARGS)
+
+bench-all: $(STAMP)
+	$(PY) benchmarks/run.py $(BENCH_ARGS)
 
 lint: $(STAMP)
 	$(PY) -m ruff check ember tests benchmarks examples

@@ -3,6 +3,11 @@
     python benchmarks/run.py                      # every case, default threads
     python benchmarks/run.py --threads 1          # BLAS/OpenMP/torch pinned to one thread
     python benchmarks/run.py --filter views --quick --json out.json
+    python benchmarks/run.py --threads 1 --issue  # only the cases of the issue's targets (`make bench`)
+
+After the cases, a table "issue targets" lists every row of the speed issue with ember's median,
+NumPy's and PyTorch's, the ratio to the row's reference and whether its target is met (rows
+whose case did not run say so).
 
 The thread variables must be set before NumPy or torch is first imported (BLAS and OpenMP
 read them when they load), so this file parses its arguments before importing anything else.
@@ -27,6 +32,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="few repetitions: a smoke check, not a measurement")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON to PATH")
     parser.add_argument("--no-torch", action="store_true", help="skip the torch column even when torch is importable")
+    parser.add_argument("--issue", action="store_true", help="run only the cases (and jobs) behind the issue-targets table")
     parser.add_argument("--list", action="store_true", help="list the cases and exit")
     parser.add_argument("--seed", type=int, default=0, help="seed of the shuffled round-robin order")
     args = parser.parse_args(argv)
@@ -54,14 +60,15 @@ def main(argv: list[str] | None = None) -> int:
     # Only now: these import numpy (and torch, when present).
     import cases  # noqa: F401 - registers the cases
     import harness
+    import issue_targets
     import report
 
     if args.threads is not None and harness.torch is not None:
         harness.torch.set_num_threads(args.threads)
         with contextlib.suppress(RuntimeError):  # only settable before torch's first parallel work
             harness.torch.set_num_interop_threads(args.threads)
-    selected = [c for c in harness.CASES if args.filter in c.name]
-    jobs = [j for j in harness.JOBS if args.filter in j.name]
+    selected = [c for c in harness.CASES if args.filter in c.name and (not args.issue or issue_targets.wanted(c.name))]
+    jobs = [j for j in harness.JOBS if args.filter in j.name and (not args.issue or issue_targets.wanted(j.name, job=True))]
     if args.list:
         print("\n".join(c.name for c in [*selected, *jobs]))
         return 0
@@ -94,14 +101,18 @@ def main(argv: list[str] | None = None) -> int:
     for j in jobs:  # multi-process cases time themselves in their own processes and print their own tables
         print(f"\n{j.name}")
         job_records[j.name] = j.run(args.quick)
+    found = issue_targets.figures(done, job_records)
+    targets = issue_targets.evaluate(found, [c.name for c in harness.CASES], [j.name for j in harness.JOBS])
+    issue_targets.print_table(targets)
 
     if args.json:
         payload = {
             "environment": env,
-            "settings": {**vars(settings), "threads": args.threads, "quick": args.quick, "filter": args.filter, "seed": args.seed},
+            "settings": {**vars(settings), "threads": args.threads, "quick": args.quick, "filter": args.filter, "issue": args.issue, "seed": args.seed},
             "results": [r.to_dict() for _, results in done for r in results],
             "comparisons": records,
             "jobs": job_records,
+            "issue_targets": targets,
         }
         with open(args.json, "w") as f:
             json.dump(payload, f, indent=1)

@@ -103,16 +103,24 @@ class _Images:
         return self.images[i], self.labels[i]
 
 
-def _loader_epochs(num_workers: int):
-    from ember.utils.data import DataLoader
+def _loader_epochs(num_workers: int, tensor_dataset: bool = False):
+    from ember.utils.data import DataLoader, TensorDataset
 
     rng = np.random.default_rng(0)
     images = rng.standard_normal((2000, 3, 32, 32), dtype=np.float32)
-    labels = rng.integers(0, 10, 2000).tolist()
+    labels = rng.integers(0, 10, 2000)
     kwargs = {"batch_size": 64, "shuffle": True, "num_workers": num_workers, "persistent_workers": num_workers > 0}
-    loaders = {"ember": DataLoader(_Images(ember.from_numpy(images), labels), **kwargs)}
+    if tensor_dataset:
+        datasets = {"ember": TensorDataset(ember.from_numpy(images), ember.from_numpy(labels))}
+        if torch is not None:
+            datasets["torch"] = torch.utils.data.TensorDataset(torch.from_numpy(images), torch.from_numpy(labels))
+    else:
+        datasets = {"ember": _Images(ember.from_numpy(images), labels.tolist())}
+        if torch is not None:
+            datasets["torch"] = _Images(torch.from_numpy(images), labels.tolist())
+    loaders = {"ember": DataLoader(datasets["ember"], **kwargs)}
     if torch is not None:
-        loaders["torch"] = torch.utils.data.DataLoader(_Images(torch.from_numpy(images), labels), **kwargs)
+        loaders["torch"] = torch.utils.data.DataLoader(datasets["torch"], **kwargs)
     return {name: (lambda loader=loader: sum(x.shape[0] for x, _ in loader)) for name, loader in loaders.items()}
 
 
@@ -125,6 +133,19 @@ def _dataloader_workers():
     return _loader_epochs(2)
 
 
-@case("multiprocessing/DataLoader epoch 2000x3x32x32 f32 b64, in-process", note="num_workers=0: the dataset and collate cost alone")
+@case(
+    "multiprocessing/DataLoader epoch 2000x3x32x32 f32 b64, in-process",
+    note="num_workers=0: the dataset and collate cost alone (samples are (row view, int) pairs); target: ember <= torch",
+    compare=(Compare("in-process, torch time / ember time", slow="torch", fast="ember", target=1.0),),
+)
 def _dataloader_in_process():
     return _loader_epochs(0)
+
+
+@case(
+    "multiprocessing/DataLoader epoch 2000x3x32x32 f32 b64, TensorDataset, in-process",
+    note="num_workers=0 over a TensorDataset (images, int64 labels); target: ember <= torch",
+    compare=(Compare("TensorDataset in-process, torch time / ember time", slow="torch", fast="ember", target=1.0),),
+)
+def _dataloader_tensor_dataset():
+    return _loader_epochs(0, tensor_dataset=True)

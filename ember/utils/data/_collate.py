@@ -17,7 +17,8 @@ import numpy as np
 from ember._core.tensor import Tensor
 
 from ..._core import dtype as dtypes
-from ..._core.tensor import tensor
+from ..._core.shape import contiguous_strides
+from ..._core.tensor import HOST_READ_GUARD, tensor
 from ..._core.tensor_numpy import as_tensor
 from ...ops import functional as F
 
@@ -50,20 +51,56 @@ def _stack(batch: list[Tensor]) -> Tensor:
 
     The output comes from the current allocator, so a DataLoader worker (inside
     ``ember.multiprocessing.shared_memory()``) stacks straight into shared memory, as PyTorch's
-    workers do; the per-sample view ops that ``stack`` goes through are skipped.
+    workers do; the per-sample view ops that ``stack`` goes through are skipped. Samples that are
+    rows of one tensor (a dataset indexing a preloaded tensor) are gathered in one call.
     """
     elem = batch[0]
-    shape, dtype, device = elem._shape, elem._dtype, elem._storage._device
-    fast = dtype is not dtypes.string and device.type == "cpu"
-    for t in batch:
-        if not fast:
+    shape, dtype, storage, stride = elem._shape, elem._dtype, elem._storage, elem._stride
+    fast = dtype is not dtypes.string and storage._device.type == "cpu"
+    same_storage = True
+    for t in batch if fast else ():
+        if not (isinstance(t, Tensor) and t._shape == shape and t._dtype is dtype and not t._requires_grad):
+            fast = False
             break
-        fast = isinstance(t, Tensor) and t._shape == shape and t._dtype is dtype and not t._requires_grad and t._storage._device == device
+        if t._storage is not storage or t._stride != stride:
+            same_storage = False
+            if t._storage._device != storage._device:
+                fast = False
+                break
     if not fast:
         return F.stack(list(batch), 0)  # its errors name the mismatch; it records autograd
     out = F.empty((len(batch), *shape), dtype=dtype)
-    np.stack([t._host_array() for t in batch], out=out._host_array())
+    target = out._host_array()
+    if not (same_storage and _gather_rows_of(batch, storage, target)):
+        np.stack([t._host_array() for t in batch], out=target)
     return out
+
+
+def _gather_rows_of(batch: list[Tensor], storage: Any, target: np.ndarray) -> bool:
+    """Copy samples that are contiguous blocks of one storage into ``target`` with one
+    ``np.take``, when their offsets are whole rows of a 2-D view of that storage; False
+    (nothing written) otherwise.
+
+    One C-level gather replaces a NumPy view per sample and a stack: a third of the time for
+    a batch of 64 images. The storage is read after the queued kernels (the VM's sync point);
+    while a tracer guards host reads, each sample goes through its own view instead.
+    """
+    elem = batch[0]
+    size = target.size // len(batch)  # elements per sample
+    if size == 0 or elem._stride != contiguous_strides(elem._shape) or HOST_READ_GUARD[0] is not None:
+        return False
+    offsets = np.fromiter((t._offset for t in batch), np.intp, len(batch))
+    first = int(offsets[0]) % size
+    rows, misaligned = np.divmod(offsets - first, size)
+    if misaligned.any():
+        return False
+    elem._host_array()  # the sync point, once for the whole batch
+    itemsize = elem._dtype.itemsize
+    count = (storage.nbytes() // itemsize - first) // size
+    table = np.ndarray((count, size), target.dtype, storage._buffer(), first * itemsize)
+    # mode='wrap': every row is in range, and without it NumPy buffers `out` (three times slower)
+    np.take(table, rows, axis=0, out=target.reshape(len(batch), size), mode="wrap")
+    return True
 
 
 def default_collate(batch: list[Any]) -> Any:
@@ -99,9 +136,7 @@ def default_collate(batch: list[Any]) -> Any:
     if _is_namedtuple(elem):
         return type(elem)(*(default_collate(list(samples)) for samples in zip(*batch, strict=False)))
     if isinstance(elem, collections.abc.Sequence):
-        it = iter(batch)
-        elem_size = len(next(it))
-        if not all(len(e) == elem_size for e in it):
+        if len(set(map(len, batch))) != 1:  # one pass in C: this runs for every (x, y) batch
             raise RuntimeError("each element in list of batch should be of equal size")
         transposed = [default_collate(list(samples)) for samples in zip(*batch, strict=False)]
         if isinstance(elem, tuple):

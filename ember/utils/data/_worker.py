@@ -210,7 +210,9 @@ def _gather_rows(tensors: tuple, index: list, scope: Callable) -> list | None:
     with scope():  # a worker's batch is born in shared memory, as the stack would be
         for t in tensors:
             out = F.empty((len(index), *t._shape[1:]), dtype=t._dtype)
-            np.take(t._host_array(), rows, axis=0, out=out._host_array())
+            # mode='wrap' is Python's negative indexing (rows are checked above); the default
+            # mode would buffer `out`, three times slower
+            np.take(t._host_array(), rows, axis=0, out=out._host_array(), mode="wrap")
             batch.append(out)
     return batch
 

@@ -14,6 +14,17 @@ from ....dispatch.opexpr import register_kernel
 from ..common import compute_dtype, store
 from ._common import _padded, _tap_slices
 
+# The im2col columns of a whole batch are kernel-size times larger than its input (9x for 3x3):
+# they are made a few samples at a time, so that a step's peak memory holds one chunk's columns
+# (about this many bytes), not the batch's, as PyTorch's per-sample im2col does.
+COLUMN_BYTES = 2 << 20
+
+
+def _batch_chunks(n: int, per_sample_bytes: int):
+    """Slices of the batch whose temporaries stay near COLUMN_BYTES (one sample at least)."""
+    step = max(1, COLUMN_BYTES // max(per_sample_bytes, 1))
+    return [slice(start, min(start + step, n)) for start in range(0, n, step)]
+
 
 def _windows(xp: np.ndarray, kernel, stride, dilation, out_size) -> np.ndarray:
     """A read-only (N, C, *out_size, *kernel) view of the windows of ``xp``; no copy."""
@@ -49,11 +60,12 @@ def _convolution(outs, ins, attrs):
         return
     win = _windows(xp, kernel, attrs["stride"], attrs["dilation"], o_size)
     perm = (0, 1, *range(2 + nd, 2 + 2 * nd), *range(2, 2 + nd))
-    col = win.transpose(perm).reshape(n, groups, cg * kp, op)  # im2col: one copy
     wm = w.astype(ct, copy=False).reshape(groups, cog, cg * kp)
     direct = out.dtype == ct
     res = out.reshape(n, groups, cog, op) if direct else np.empty((n, groups, cog, op), ct)
-    np.matmul(wm, col, out=res)
+    for part in _batch_chunks(n, groups * cg * kp * op * np.dtype(ct).itemsize):
+        col = win[part].transpose(perm).reshape(-1, groups, cg * kp, op)  # im2col: one copy
+        np.matmul(wm, col, out=res[part])
     if bias is not None:
         res += bias.astype(ct, copy=False).reshape(groups, cog, 1)
     if not direct:
@@ -91,7 +103,6 @@ def _conv_transpose(out, x, w, bias, attrs, ct):
     xm = x.astype(ct, copy=False).reshape(n, groups, cig, sp)
     # taps first: cols[:, g, tap] is one contiguous (cog, *spatial) block per sample
     wm = w.astype(ct, copy=False).reshape(groups, cig, cog, kp).transpose(0, 3, 2, 1).reshape(groups, kp * cog, cig)
-    cols = np.matmul(wm, xm).reshape(n, groups, kp, cog, *spatial)
     work = out if out.dtype == ct and out.flags.c_contiguous else np.empty(out.shape, ct)
     acc = work.reshape(n, groups, cog, *out.shape[2:])
     places = [_tap_place(taps, attrs, spatial, out.shape[2:]) for taps in np.ndindex(*kernel)]
@@ -100,12 +111,15 @@ def _conv_transpose(out, x, w, bias, attrs, ct):
     head = (slice(None),) * 3
     if first is None:
         acc[...] = 0
-    else:
-        np.copyto(acc, cols[(slice(None), slice(None), first, slice(None), *places[first][0])])
-    for i, place in enumerate(places):
-        if place is not None and i != first:
-            src, dst = place
-            acc[(*head, *dst)] += cols[(slice(None), slice(None), i, slice(None), *src)]
+    for part in _batch_chunks(n, groups * kp * cog * sp * np.dtype(ct).itemsize):
+        cols = np.matmul(wm, xm[part]).reshape(-1, groups, kp, cog, *spatial)
+        acc_part = acc[part]
+        if first is not None:
+            np.copyto(acc_part, cols[(slice(None), slice(None), first, slice(None), *places[first][0])])
+        for i, place in enumerate(places):
+            if place is not None and i != first:
+                src, dst = place
+                acc_part[(*head, *dst)] += cols[(slice(None), slice(None), i, slice(None), *src)]
     if bias is not None:
         work += bias.astype(ct, copy=False).reshape((-1,) + (1,) * len(kernel))
     if work is not out:
@@ -150,10 +164,16 @@ def _convolution_backward_weight(outs, ins, attrs):
     xp = _padded(x, attrs["padding"], ct)
     win = _windows(xp, kernel, attrs["stride"], attrs["dilation"], o_size)
     perm = (0, 1, *range(2 + nd, 2 + 2 * nd), *range(2, 2 + nd))
-    col = win.transpose(perm).reshape(n, groups, cg * kp, op)  # im2col: one copy
     gm = gout.astype(ct, copy=False).reshape(n, groups, cog, op)
-    if n == 1:
-        res = np.matmul(gm[0], col[0].swapaxes(-1, -2))
-    else:
-        res = np.matmul(gm, col.swapaxes(-1, -2)).sum(0)  # (groups, cog, cg * kp)
+    res = None  # (groups, cog, cg * kp), summed over the batch chunk by chunk
+    for part in _batch_chunks(n, groups * cg * kp * op * np.dtype(ct).itemsize):
+        col = win[part].transpose(perm).reshape(-1, groups, cg * kp, op)  # im2col: one copy
+        if col.shape[0] == 1:
+            term = np.matmul(gm[part][0], col[0].swapaxes(-1, -2))
+        else:
+            term = np.matmul(gm[part], col.swapaxes(-1, -2)).sum(0)
+        if res is None:
+            res = term
+        else:
+            res += term
     store(out, res.reshape(out.shape))

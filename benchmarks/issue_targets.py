@@ -1,0 +1,222 @@
+"""The targets of the speed issue, row by row, and the summary table that checks them after a run.
+
+Each row names the benchmark case it is read from (the first of its candidate names that ran; a
+name ending in ``*`` is a prefix), the implementation it is compared with, and its target: a
+ceiling on ember's median, on the ratio ember / reference, or on a difference of two
+implementations (autograd's cost per op). A row whose case did not run says why: filtered
+out, or no such case. Nothing here asserts: the verdicts are printed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+ISSUE = "issue 19: PyTorch-level CPU, half the per-op overhead, fast import"
+
+
+def format_ns(ns: float) -> str:
+    """A duration in its unit (this module stays free of the runner's imports: NumPy, torch)."""
+    for scale, unit in ((1e9, "s"), (1e6, "ms"), (1e3, "us")):
+        if ns >= scale:
+            return f"{ns / scale:.2f} {unit}"
+    return f"{ns:.0f} ns"
+
+
+@dataclass(frozen=True)
+class Target:
+    work: str
+    cases: tuple[str, ...]  # candidate case names, first that ran wins; "prefix*" matches a prefix
+    reference: str = "torch"
+    max_us: float | None = None  # ember's median (or ember minus `minus`) at most this
+    max_ratio: float | None = None  # ember / reference at most this
+    cost_of: str | None = None  # the figure is this implementation's median minus ember's (a cost per op)
+
+    @property
+    def goal(self) -> str:
+        parts = []
+        if self.max_us is not None:
+            parts.append(f"<= {format_ns(self.max_us * 1e3)}")
+        if self.max_ratio is not None:
+            parts.append(f"<= {self.max_ratio:g}x {self.reference}")
+        return ", ".join(parts)
+
+
+TARGETS: tuple[Target, ...] = (
+    Target("eager a + b, 100 float32", ("ops/a + b 100 f32",), max_us=1.5),
+    Target("eager relu(a), 100 float32", ("ops/relu(a) 100 f32",), max_us=1.5),
+    Target("eager a * 2.0, 100 float32", ("ops/a * 2.0 100 f32",), max_us=1.5),
+    Target("view op: view", ("views/view(9) 3x3 f32",), max_ratio=1.0),
+    Target("view op: transpose", ("views/transpose(0,1) 3x3 f32",), max_ratio=1.0),
+    Target("view op: slice", ("views/slice [1:, ::2] 3x3 f32",), max_ratio=1.0),
+    Target(
+        "autograd cost per recorded op",
+        ("overhead/autograd*", "training/autograd cost per recorded op: a*b 100 f32"),
+        reference="ember",
+        max_us=0.8,
+        cost_of="ember[recorded]",
+    ),
+    Target("small CNN train step, batch 32, 3x32x32", ("training/(c) CNN 3x32x32 batch 32",), max_ratio=1.0),
+    Target(
+        "TransformerEncoderLayer(128,4,512,gelu) + head, batch 16 x 64", ("transformer/(a)*", "transformer/*128*"), max_ratio=1.0
+    ),
+    Target("2-layer LSTM(32,128) + head, batch 32 x 32 steps", ("rnn/(a)*",), max_ratio=1.5),
+    Target("sum of 16M float32 (2 threads)", ("ops/sum 16M f32 (2 threads)", "ops/sum 16M f32"), max_us=1500.0),
+    Target(
+        "compiled relu(a*b+c)*0.5, 16M float32, 1 thread", ("fusion/relu(a*b+c)*0.5 16M f32",), reference="numpy", max_us=8000.0
+    ),
+    Target(
+        "DataLoader in-process, (row, label) samples",
+        ("multiprocessing/DataLoader epoch 2000x3x32x32 f32 b64, in-process",),
+        max_ratio=1.0,
+    ),
+    Target(
+        "DataLoader in-process, TensorDataset batches",
+        ("multiprocessing/DataLoader epoch 2000x3x32x32 f32 b64, TensorDataset, in-process",),
+        max_ratio=1.0,
+    ),
+    Target("import ember", ("startup/import ember*", "startup/import*"), max_us=200_000.0),
+    Target("small TensorProto serialize + parse", ("tensorproto/serialize+parse 3x3 f32",), reference="protobuf", max_us=5.0),
+    Target(
+        "DLPack import of a PyTorch tensor", ("dlpack/import: from_dlpack(torch tensor) 1 elem",), reference="numpy", max_us=3.0
+    ),
+    Target(
+        "Transformer encoder train step (d 256, 4 heads, ff 1024, seq 128, b 16, AdamW)",
+        ("transformer/(b)*", "transformer/*256*"),
+        max_ratio=1.0,
+    ),
+    Target("LSTM train step (64, 256, 2 layers, seq 64, b 32)", ("rnn/(b)*",), max_ratio=1.5),
+    Target("GRU train step (64, 256, 2 layers, seq 64, b 32)", ("rnn/(c)*",), max_ratio=1.5),
+    Target(
+        "peak memory, MLP 784-1024-1024-10 train loop (fresh process)",
+        ("peak_memory/MLP*loop, batch 256, SGD (fresh process)",),
+        max_ratio=1.0,
+    ),
+    Target(
+        "peak memory, CNN 3x32x32 train loop (fresh process)",
+        ("peak_memory/CNN*loop, batch 32, SGD (fresh process)",),
+        max_ratio=1.0,
+    ),
+)
+
+
+def _matches(pattern: str, name: str) -> bool:
+    if "*" not in pattern:
+        return name == pattern
+    head, *middle, tail = pattern.split("*")
+    if not (name.startswith(head) and name.endswith(tail)):
+        return False
+    at = len(head)
+    for part in middle:
+        at = name.find(part, at)
+        if at < 0:
+            return False
+        at += len(part)
+    return at <= len(name) - len(tail)
+
+
+def wanted(name: str, job: bool = False) -> bool:
+    """Whether a case (or a job, by its family: the text before '/') feeds a row of the table."""
+    if job:
+        family = name.split("/", 1)[0] + "/"
+        return any(p.startswith(family) for t in TARGETS for p in t.cases)
+    return any(_matches(p, name) for t in TARGETS for p in t.cases)
+
+
+# ---------------------------------------------------------------------------------------
+# the figures of one run: {case name: {impl: (value, unit)}}, unit "ns" or "KiB"
+
+
+def figures(done: list, job_records: dict[str, list]) -> dict[str, dict[str, tuple[float, str]]]:
+    out: dict[str, dict[str, tuple[float, str]]] = {}
+    for bench, results in done:
+        out[bench.name] = {r.impl: (r.median, "ns") for r in results}
+    for records in job_records.values():
+        for rec in records if isinstance(records, list) else ():
+            if not isinstance(rec, dict) or "case" not in rec or "impl" not in rec:
+                continue  # a job's own record format: not a row of this table
+            if "median_ns" in rec:
+                out.setdefault(rec["case"], {})[rec["impl"]] = (rec["median_ns"], "ns")
+            elif "kib" in rec:
+                out.setdefault(rec["case"], {})[rec["impl"]] = (rec["kib"], "KiB")
+    return out
+
+
+def _format(value: float | None, unit: str) -> str:
+    if value is None:
+        return ""
+    return format_ns(value) if unit == "ns" else f"{value / 1024:.1f} MiB"
+
+
+def evaluate(found: dict[str, dict[str, tuple[float, str]]], cases: list[str], jobs: list[str]) -> list[dict]:
+    """One record per target: the case used, the figures, the ratio and the verdict. ``cases``
+    and ``jobs`` are every registered name, to tell a filtered-out row from a missing case."""
+    rows = []
+    for t in TARGETS:
+        name = next((n for p in t.cases for n in found if _matches(p, n)), None)
+        row: dict = {"work": t.work, "target": t.goal, "case": name, "candidates": t.cases}
+        impls = found.get(name, {})
+        if name is None or "ember" not in impls:
+            known = any(_matches(p, n) for p in t.cases for n in cases) or any(
+                wanted(j, job=True) and p.startswith(j.split("/")[0] + "/") for p in t.cases for j in jobs
+            )
+            row.update(status="not run (filtered out)" if known else "not run (no such case yet)", met=None)
+            rows.append(row)
+            continue
+        ember, unit = impls["ember"]
+        ref = impls.get(t.reference, (None,))[0]
+        row.update(
+            unit=unit,
+            ember=ember,
+            numpy=impls.get("numpy", (None,))[0],
+            torch=impls.get("torch", (None,))[0],
+            reference=t.reference,
+        )
+        row["ratio"] = ember / ref if ref and t.cost_of is None else None
+        value = ember
+        if t.cost_of is not None:
+            value = impls[t.cost_of][0] - ember if t.cost_of in impls else None
+            row["cost"] = value
+        checks = []
+        if t.max_us is not None and value is not None:
+            checks.append(value <= t.max_us * 1e3)
+        if t.max_ratio is not None and row["ratio"] is not None:
+            checks.append(row["ratio"] <= t.max_ratio)
+        row["met"] = all(checks) if checks else None
+        row["status"] = "met" if row["met"] else ("NOT met" if row["met"] is not None else "no reference in this run")
+        rows.append(row)
+    return rows
+
+
+def print_table(rows: list[dict]) -> None:
+    header = ["work (case)", "ember", "numpy", "torch", "ratio", "target", "verdict"]
+    lines = []
+    for r in rows:
+        unit = r.get("unit", "ns")
+        if "ember" not in r:
+            lines.append([r["work"], "", "", "", "", r["target"], r["status"]])
+        else:
+            ember = _format(r["ember"], unit)
+            if "cost" in r:
+                ember = f"+{_format(r['cost'], unit)}/op" if r["cost"] is not None else ember
+            ratio = f"{r['ratio']:.2f}x {r['reference']}" if r.get("ratio") is not None else ""
+            lines.append(
+                [r["work"], ember, _format(r["numpy"], unit), _format(r["torch"], unit), ratio, r["target"], r["status"]]
+            )
+        lines.append([f"  {r['case'] or ' or '.join(r['candidates'])}", "", "", "", "", "", ""])
+    # the case lines (only their first cell filled) may run past the first column
+    widths = [max(len(row[i]) for row in [header, *lines[::2]]) for i in range(len(header))]
+    left = {0, 5, 6}
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(
+            c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
+
+    print(f"\nissue targets ({ISSUE}); ratio = ember / reference, medians of this run; informative, never asserted")
+    print(line(header))
+    print(line(["-" * w for w in widths]))
+    for cells in lines:
+        print(line(cells))
+    met = sum(1 for r in rows if r["met"])
+    ran = sum(1 for r in rows if r["met"] is not None)
+    print(f"{met} of {ran} rows that ran meet their target; {len(rows) - ran} not run or without a reference")
