@@ -73,12 +73,38 @@ def test_thread_count_never_changes_the_bits(small_leaf, unblocked, op, view, di
     results = _with_threads(lambda: getattr(x, op)(**kwargs).numpy())
     for r in results[1:]:
         np.testing.assert_array_equal(r, results[0])
+    dims = tuple(range(x.dim())) if dim is None else (dim,) if isinstance(dim, int) else dim
+    kind = blocks.split_kind(x.numpy(), dims)[0]
     unblocked()
     whole = getattr(x, op)(**kwargs).numpy()
-    if dim is not None or op in ("amax", "amin"):
-        np.testing.assert_array_equal(results[0], whole)  # axis reductions keep NumPy's order per element
+    if kind == "outputs" or op in ("amax", "amin"):
+        np.testing.assert_array_equal(results[0], whole)  # output blocks keep NumPy's order per element
     else:
-        np.testing.assert_allclose(results[0], whole, rtol=1e-5)
+        np.testing.assert_allclose(results[0], whole, rtol=1e-5, atol=1e-4)
+
+
+def test_split_kinds(small_leaf):
+    m = np.zeros((97, 89), np.float32)
+    assert blocks.split_kind(m, (1,))[:2] == ("outputs", 0)  # rows of the output: inner loops whole
+    assert blocks.split_kind(m, (0,))[:2] == ("partials", 0)  # columns would cut NumPy's inner loops short
+    assert blocks.split_kind(m.T, (1,))[:2] == ("partials", 1)  # the same in memory, transposed
+    assert blocks.split_kind(m, (0, 1))[0] == "all" and blocks.split_kind(np.zeros((1, 5000)), (1,))[0] == "all"
+    assert blocks.split_kind(np.zeros((3, 5000)), (0,)) is None  # partials would outweigh the input
+    assert blocks.split_kind(np.zeros((3, 10, 1000)), (0,))[:2] == ("outputs", 1)  # rows of 1000 stay whole
+    assert blocks.split_kind(np.zeros(LEAF), (0,)) is None  # one block: NumPy whole
+    cut = blocks.split_kind(m, (0,))[2]
+    assert len(cut) == -(-m.size // LEAF) and cut[0].start == 0 and cut[-1].stop == 97
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_partial_outputs_are_more_accurate_than_rows_in_sequence(small_leaf, dtype):
+    a = _rng_array((4000, 3), dtype) + np.array([1e4, -1e4, 0.5], dtype)
+    got = ember.from_numpy(a).sum(0).numpy().astype(np.float64)
+    exact = a.astype(np.float64).sum(0)
+    eps = np.finfo(dtype).eps / 2
+    n_blocks = -(-a.size // LEAF)
+    bound = (4000 / n_blocks + np.ceil(np.log2(n_blocks)) + 1) * eps * np.abs(a).astype(np.float64).sum(0)
+    assert np.all(np.abs(got - exact) <= bound)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
