@@ -249,8 +249,17 @@ def _tanh_inner(x, t, x2) -> None:
 
 
 def _gelu_block(out, x, block) -> None:
-    _phi_block(out, x, None, block)
-    np.multiply(out, x, out=out)
+    """x Phi(x) = max(x, 0) (1 - p) + min(x, 0) p with p = Phi(-|x|): no select, and +inf gives
+    inf, -inf NaN, as x Phi(x) does in PyTorch."""
+    v, a, _, _, _ = block.trim(x.size)
+    np.abs(x, out=v)
+    _normal_tail(v, out, None, block)
+    n = x.size
+    np.minimum(x, block.zeros[:n], out=a)
+    np.multiply(a, out, out=a)  # min(x, 0) p
+    np.subtract(_ONE, out, out=out)
+    np.multiply(out, np.maximum(x, block.zeros[:n], out=v), out=out)
+    np.add(out, a, out=out)
 
 
 def _gelu_tanh_block(out, x, block) -> None:
