@@ -1,7 +1,7 @@
 """Transformer encoder train steps and their hot elementwise ops, ember against PyTorch.
 
-(1) TransformerEncoderLayer(128, 4, 512, gelu, batch_first) + a Linear head, batch 16 x 64 tokens,
-cross-entropy over 10 classes, Adam; (2) TransformerEncoderLayer(256, 4, 1024, gelu), batch 16 x 128
+(a) TransformerEncoderLayer(128, 4, 512, gelu, batch_first) + a Linear head, batch 16 x 64 tokens,
+cross-entropy over 10 classes, Adam; (b) TransformerEncoderLayer(256, 4, 1024, gelu), batch 16 x 128
 tokens, AdamW. Both sides start from the same weights (torch's initial weights copied into ember's
 model) and see the same batch. Target for both: <= PyTorch eager. Also GELU and tanh alone on a
 16x64x512 float32 tensor (forward, and forward + backward), where exact GELU should cost about what
@@ -72,12 +72,12 @@ def _step_impls(d_model, nhead, ff, batch, seq, optimizer, classes=10):
     return impls
 
 
-@case("transformer/(1) EncoderLayer(128,4,512,gelu)+head, 16x64, Adam", compare=_TORCH_OVER_EMBER)
+@case("transformer/(a) EncoderLayer(128,4,512,gelu)+head, 16x64, Adam", compare=_TORCH_OVER_EMBER)
 def _small():
     return _step_impls(128, 4, 512, batch=16, seq=64, optimizer="Adam")
 
 
-@case("transformer/(2) EncoderLayer(256,4,1024,gelu)+head, 16x128, AdamW", compare=_TORCH_OVER_EMBER)
+@case("transformer/(b) EncoderLayer(256,4,1024,gelu)+head, 16x128, AdamW", compare=_TORCH_OVER_EMBER)
 def _large():
     return _step_impls(256, 4, 1024, batch=16, seq=128, optimizer="AdamW")
 
@@ -98,11 +98,15 @@ def _unary_impls(name, backward):
         impls["torch"] = make(torch, getattr(torch.nn.functional, name))
     if name == "tanh" and not backward:
         impls["numpy"] = lambda: np.tanh(x)
+    if name == "gelu":  # exact GELU should cost about what tanh does
+        impls["ember[tanh]"] = make(ember, enn.functional.tanh)
     return impls
 
 
+_GELU_OVER_TANH = Compare("ember gelu / ember tanh", "ember", "ember[tanh]")
 for _name in ("gelu", "tanh"):
     for _backward in (False, True):
-        case(f"transformer/{_name} {'fwd+bwd' if _backward else 'fwd'} 16x64x512 f32", compare=_TORCH_OVER_EMBER)(
-            lambda n=_name, b=_backward: _unary_impls(n, b)
-        )
+        case(
+            f"transformer/{_name} {'fwd+bwd' if _backward else 'fwd'} 16x64x512 f32",
+            compare=_TORCH_OVER_EMBER + ((_GELU_OVER_TANH,) if _name == "gelu" else ()),
+        )(lambda n=_name, b=_backward: _unary_impls(n, b))

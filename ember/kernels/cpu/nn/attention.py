@@ -8,6 +8,7 @@ import numpy as np
 
 from ....dispatch.opexpr import register_kernel
 from ..common import compute_dtype, store
+from .dropout import keep_mask
 
 
 @register_kernel("scaled_dot_product_attention")
@@ -44,6 +45,7 @@ def _sdpa(outs, ins, attrs):
         e /= denom
     p = attrs["dropout_p"]
     if p > 0:
-        keep = attrs["generator"].numpy().random(e.shape) >= p
-        e *= keep * ct.type(0 if p >= 1 else 1 / (1 - p))
+        keep = np.empty(e.shape, np.bool_)
+        keep_mask(attrs["generator"].numpy(), p, keep)
+        e *= keep.view(np.uint8).astype(ct) * ct.type(0 if p >= 1 else 1 / (1 - p))
     store(out, np.matmul(e, v))
