@@ -75,3 +75,31 @@ def _recorded():
         impls["torch"] = lambda: ta * tb
         impls["torch[recorded]"] = lambda: rta * tb
     return impls
+
+
+def _at_offset(n: int, offset: int) -> np.ndarray:
+    """n float32 starting ``offset`` bytes past a 64-byte boundary."""
+    raw = np.empty(n * 4 + 128, np.uint8)
+    skip = -raw.ctypes.data % 64 + offset
+    return raw[skip : skip + n * 4].view(np.float32)
+
+
+def _alignment_case(n: int):
+    @case(
+        f"overhead/np.add {n} f32 into 64-byte aligned vs misaligned arrays",
+        compare=(Compare("misaligned / aligned", "misaligned", "aligned"),),
+        note="why CPUAllocator aligns outputs from ALIGN_FROM (16 KiB) on: > 1 means alignment pays",
+    )
+    def _alignment():
+        aligned = [_at_offset(n, 0) for _ in range(3)]
+        off = [_at_offset(n, 16), _at_offset(n, 32), _at_offset(n, 48)]
+        for x in (*aligned, *off):
+            x[:] = 1.5
+        return {
+            "aligned": lambda: np.add(aligned[0], aligned[1], out=aligned[2]),
+            "misaligned": lambda: np.add(off[0], off[1], out=off[2]),
+        }
+
+
+for _n in (100, 1024, 16384, 262144):
+    _alignment_case(_n)
