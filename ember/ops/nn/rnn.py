@@ -3,9 +3,10 @@
 ``lstm_layer`` and ``gru_layer`` take the input projection of every time step already computed
 (``gates_input = linear(x, weight_ih, bias_ih)``, one GEMM for the whole sequence) and run the
 time loop inside one kernel: per step, the hidden GEMM and the pointwise gates. They save the
-gate activations (an auxiliary ``workspace`` output) so that backward through time is one kernel
-too (``*_layer_backward``), with the weight gradient as one GEMM over all steps at its end. A
-step-by-step dispatch costs a dozen small ops a step; these cost one op a layer.
+gate activations (auxiliary outputs ``gates``, and LSTM's ``cells``: c and tanh(c)) so that
+backward through time is one kernel too (``*_layer_backward``), with the weight gradient as one
+GEMM over all steps at its end. A step-by-step dispatch costs a dozen small ops a step; these
+cost one op a layer. A packed batch (``batch_sizes``) runs the same way over its rows.
 
 Backward without ``create_graph`` takes the one-kernel form; with it (and in graph mode's
 ``gradients()`` while grad mode is on) the derivative is the same backward through time written

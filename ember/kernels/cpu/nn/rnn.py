@@ -4,8 +4,8 @@ A step is one BLAS GEMM (the hidden projection) and a few NumPy calls on (batch,
 written into preallocated buffers. The gates are sigmoids computed as 1 / (1 + exp(-x)), and
 LSTM's tanh gate as 2 * sigmoid(2x) - 1: NumPy's float32 exp is vectorized where its tanh is
 not (an exp, an add and a reciprocal over all gates cost half one tanh). The factor (-1 or -2)
-is folded into the recurrent weight's rows and the input projection once per call, so a step
-runs one exp over all its gates. exp overflowing to inf gives the limit 0 after the reciprocal
+is folded into the recurrent weight's rows once per call and into the step's input share, so a
+step runs one exp over all its gates. exp overflowing to inf gives the limit 0 after the reciprocal
 (overflow warnings are silenced for that). The cell's tanh(c) stays np.tanh (accurate near 0)
 and is saved for backward. Half types compute in float32.
 
