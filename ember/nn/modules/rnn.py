@@ -5,7 +5,7 @@ Inputs are (L, N, H_in), or (N, L, H_in) with ``batch_first``, or unbatched (L, 
 ``PackedSequence`` (then the output is one too, and each sequence's final state is taken at its own
 last step). The input projection of every time step is one ``linear`` call; the recurrence of an
 LSTM (without ``proj_size``) or GRU layer is one op (``lstm_layer``/``gru_layer``, ``ember/ops/nn/rnn.py``)
-that loops inside its kernel; RNN, LSTMP and packed batches run it step by step.
+that loops inside its kernel, packed batches included; RNN and LSTMP run it step by step.
 
 >>> import ember.nn as nn
 >>> lstm = nn.LSTM(4, 8, num_layers=2, batch_first=True)
@@ -163,13 +163,26 @@ class RNNBase(Module):
                 layer_input = F.dropout(layer_input, self.dropout, True)
         return layer_input, F.stack(h_n), None if c0 is None else F.stack(c_n)
 
+    def _packed_layer(self, x_proj: Tensor, h: Tensor, c: Tensor | None, w_hh, b_hh, w_hr, reverse: bool, batch_sizes: list[int]):
+        """``_layer`` over packed rows: ``(output, h_n, c_n)``. This one dispatches ``_cell`` step
+        by step; LSTM and GRU run the loop in one op instead."""
+        starts = [0]
+        for bs in batch_sizes:
+            starts.append(starts[-1] + bs)
+        out: list[Tensor | None] = [None] * len(batch_sizes)
+        # backwards, a sequence joins at its own last step with its initial state still in place
+        for t in reversed(range(len(batch_sizes))) if reverse else range(len(batch_sizes)):
+            bs = batch_sizes[t]
+            h_t, c_t = self._cell(x_proj[starts[t] : starts[t + 1]], h[:bs], None if c is None else c[:bs], w_hh, b_hh, w_hr)
+            out[t] = h_t
+            h = h_t if bs == h.shape[0] else F.cat([h_t, h[bs:]])
+            c = c_t if c is None or bs == c.shape[0] else F.cat([c_t, c[bs:]])
+        return (F.cat(out) if out else F.zeros(0, h.shape[-1], dtype=h.dtype)), h, c
+
     def _run_packed(self, data: Tensor, batch_sizes: list[int], h0: Tensor, c0: Tensor | None):
         """``_run`` over packed ``data``: step ``t`` holds the first ``batch_sizes[t]`` sequences, so a
         step updates the head of the state and the finished sequences keep theirs."""
         directions = 2 if self.bidirectional else 1
-        starts = [0]
-        for bs in batch_sizes:
-            starts.append(starts[-1] + bs)
         layer_input = data
         h_n, c_n = [], []
         for layer in range(self.num_layers):
@@ -183,15 +196,8 @@ class RNNBase(Module):
                 )
                 x_proj = F.linear(layer_input, w_ih, b_ih)
                 h, c = h0[idx], None if c0 is None else c0[idx]
-                out: list[Tensor | None] = [None] * len(batch_sizes)
-                # backwards, a sequence joins at its own last step with its initial state still in place
-                for t in reversed(range(len(batch_sizes))) if direction == 1 else range(len(batch_sizes)):
-                    bs = batch_sizes[t]
-                    h_t, c_t = self._cell(x_proj[starts[t] : starts[t + 1]], h[:bs], None if c is None else c[:bs], w_hh, b_hh, w_hr)
-                    out[t] = h_t
-                    h = h_t if bs == h.shape[0] else F.cat([h_t, h[bs:]])
-                    c = c_t if c is None or bs == c.shape[0] else F.cat([c_t, c[bs:]])
-                outputs.append(F.cat(out) if out else F.zeros(0, h.shape[-1], dtype=h.dtype))
+                out, h, c = self._packed_layer(x_proj, h, c, w_hh, b_hh, w_hr, direction == 1, batch_sizes)
+                outputs.append(out)
                 h_n.append(h)
                 c_n.append(c)
             layer_input = outputs[0] if directions == 1 else F.cat(outputs, dim=1)
@@ -287,6 +293,11 @@ class LSTM(RNNBase):
             return super()._layer(x_proj, h, c, w_hh, b_hh, w_hr, reverse)
         return rnn_ops.lstm_layer(x_proj, h, c, w_hh, b_hh, reverse)
 
+    def _packed_layer(self, x_proj, h, c, w_hh, b_hh, w_hr, reverse, batch_sizes):
+        if w_hr is not None or not batch_sizes:
+            return super()._packed_layer(x_proj, h, c, w_hh, b_hh, w_hr, reverse, batch_sizes)
+        return rnn_ops.lstm_layer(x_proj, h, c, w_hh, b_hh, reverse, batch_sizes)
+
     def forward(self, input: Tensor | PackedSequence, hx: tuple[Tensor, Tensor] | None = None):
         if isinstance(input, PackedSequence):
             return self._forward_packed(input, hx)
@@ -319,4 +330,10 @@ class GRU(RNNBase):
 
     def _layer(self, x_proj, h, c, w_hh, b_hh, w_hr, reverse):
         out, h_n = rnn_ops.gru_layer(x_proj, h, w_hh, b_hh, reverse)
+        return out, h_n, None
+
+    def _packed_layer(self, x_proj, h, c, w_hh, b_hh, w_hr, reverse, batch_sizes):
+        if not batch_sizes:
+            return super()._packed_layer(x_proj, h, c, w_hh, b_hh, w_hr, reverse, batch_sizes)
+        out, h_n = rnn_ops.gru_layer(x_proj, h, w_hh, b_hh, reverse, batch_sizes)
         return out, h_n, None

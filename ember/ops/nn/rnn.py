@@ -3,9 +3,10 @@
 ``lstm_layer`` and ``gru_layer`` take the input projection of every time step already computed
 (``gates_input = linear(x, weight_ih, bias_ih)``, one GEMM for the whole sequence) and run the
 time loop inside one kernel: per step, the hidden GEMM and the pointwise gates. They save the
-gate activations (an auxiliary ``workspace`` output) so that backward through time is one kernel
-too (``*_layer_backward``), with the weight gradient as one GEMM over all steps at its end. A
-step-by-step dispatch costs a dozen small ops a step; these cost one op a layer.
+gate activations (auxiliary outputs ``gates``, and LSTM's ``cells``: c and tanh(c)) so that
+backward through time is one kernel too (``*_layer_backward``), with the weight gradient as one
+GEMM over all steps at its end. A step-by-step dispatch costs a dozen small ops a step; these
+cost one op a layer. A packed batch (``batch_sizes``) runs the same way over its rows.
 
 Backward without ``create_graph`` takes the one-kernel form; with it (and in graph mode's
 ``gradients()`` while grad mode is on) the derivative is the same backward through time written
@@ -26,6 +27,9 @@ layers' own functions are ``lstm_layer`` and ``gru_layer`` below (used by ``nn.L
 
 from __future__ import annotations
 
+import itertools
+import math
+
 from ..._core import dtype as _dt
 from ...dispatch import OpExpr, dispatch
 from ..common import functional as _F, grad_recording
@@ -40,9 +44,10 @@ declare = schema_family("nn")
 _HALF = (_dt.float16, _dt.bfloat16)
 
 
-def _check(op: str, gates_input, states, weight_hh, bias_hh, chunks: int):
-    """PyTorch-worded checks of a layer's tensors: (L, N, chunks*H) gates, (N, H) states,
-    (chunks*H, H) weight, (chunks*H,) bias, one floating dtype."""
+def _check(op: str, gates_input, states, weight_hh, bias_hh, chunks: int, batch_sizes):
+    """PyTorch-worded checks of a layer's tensors: (L, N, chunks*H) gates (or packed rows
+    (sum(batch_sizes), chunks*H)), (N, H) states, (chunks*H, H) weight, (chunks*H,) bias, one
+    floating dtype; a packed batch's sizes positive and non-increasing."""
     tensors = [gates_input, *states, weight_hh] + ([] if bias_hh is None else [bias_hh])
     dtype = gates_input._dtype
     _check_floating(op, dtype)
@@ -54,9 +59,19 @@ def _check(op: str, gates_input, states, weight_hh, bias_hh, chunks: int):
     if weight_hh.ndim != 2 or weight_hh._shape[0] != chunks * weight_hh._shape[1]:
         raise RuntimeError(f"{op}(): weight_hh must be ({chunks} * hidden_size, hidden_size), got {list(weight_hh._shape)}")
     hidden = weight_hh._shape[1]
-    if gates_input.ndim != 3 or gates_input._shape[2] != chunks * hidden:
-        raise RuntimeError(f"{op}(): gates_input must be (steps, batch, {chunks * hidden}), got {list(gates_input._shape)}")
-    batch = gates_input._shape[1]
+    if batch_sizes is None:
+        if gates_input.ndim != 3 or gates_input._shape[2] != chunks * hidden:
+            raise RuntimeError(f"{op}(): gates_input must be (steps, batch, {chunks * hidden}), got {list(gates_input._shape)}")
+        batch = gates_input._shape[1]
+    else:
+        sizes = list(batch_sizes)
+        if not sizes or any(b <= 0 for b in sizes) or any(a < b for a, b in itertools.pairwise(sizes)):
+            raise RuntimeError(f"{op}(): batch_sizes must be positive and non-increasing, got {sizes}")
+        if gates_input._shape != (sum(sizes), chunks * hidden):
+            raise RuntimeError(
+                f"{op}(): packed gates_input must be ({sum(sizes)}, {chunks * hidden}), got {list(gates_input._shape)}"
+            )
+        batch = sizes[0]
     for name, s in zip(("hx", "cx"), states, strict=False):
         if s._shape != (batch, hidden):
             raise RuntimeError(f"{op}(): Expected {name} size {[batch, hidden]}, got {list(s._shape)}")
@@ -64,36 +79,48 @@ def _check(op: str, gates_input, states, weight_hh, bias_hh, chunks: int):
         raise RuntimeError(f"{op}(): bias_hh must be ({chunks * hidden},), got {list(bias_hh._shape)}")
 
 
+def _attrs(reverse, batch_sizes) -> dict:
+    return {"reverse": bool(reverse), "batch_sizes": None if batch_sizes is None else tuple(int(b) for b in batch_sizes)}
+
+
+def _rows_shape(xg, width: int) -> tuple:
+    """The shape of a per-row array of ``width`` over the layout of ``xg`` (dense or packed)."""
+    return (*xg._shape[:-1], width)
+
+
 def _workspace_dtype(dtype):
     return _dt.float32 if dtype in _HALF else dtype
 
 
-def lstm_layer(gates_input, hx, cx, weight_hh, bias_hh, reverse: bool = False):
+def lstm_layer(gates_input, hx, cx, weight_hh, bias_hh, reverse: bool = False, batch_sizes=None):
     """One LSTM layer in one direction over a whole sequence: ``(output, h_n, c_n)``.
 
     ``gates_input`` (L, N, 4H) is ``x @ weight_ih.T + bias_ih`` for every step; ``hx``, ``cx``
     (N, H) the initial state; ``reverse`` runs the steps from last to first (the output keeps
-    the time order).
+    the time order). With ``batch_sizes`` (a ``PackedSequence``'s), ``gates_input`` holds the
+    packed rows (sum(batch_sizes), 4H) and the output is packed alike; each sequence's final
+    state is taken at its own last step.
 
     >>> import ember
     >>> out, h, c = lstm_layer(ember.ones(3, 1, 4), ember.zeros(1, 1), ember.zeros(1, 1), ember.zeros(4, 1), None)
     >>> round(out[0, 0, 0].item(), 4), round(c[0, 0].item(), 4)  # sigmoid(1) * tanh(c_1); c_3
     (0.3696, 1.2614)
     """
-    _check("lstm_layer", gates_input, (hx, cx), weight_hh, bias_hh, 4)
+    _check("lstm_layer", gates_input, (hx, cx), weight_hh, bias_hh, 4, batch_sizes)
     inputs = (gates_input, hx, cx, weight_hh) + (() if bias_hh is None else (bias_hh,))
-    out, h_n, c_n, _, _ = dispatch(_LSTM_LAYER, inputs, {"reverse": bool(reverse)})
+    out, h_n, c_n, _, _ = dispatch(_LSTM_LAYER, inputs, _attrs(reverse, batch_sizes))
     return out, h_n, c_n
 
 
-def gru_layer(gates_input, hx, weight_hh, bias_hh, reverse: bool = False):
+def gru_layer(gates_input, hx, weight_hh, bias_hh, reverse: bool = False, batch_sizes=None):
     """One GRU layer in one direction over a whole sequence: ``(output, h_n)``.
 
-    ``gates_input`` (L, N, 3H) is ``x @ weight_ih.T + bias_ih`` for every step; ``hx`` (N, H).
+    ``gates_input`` (L, N, 3H) is ``x @ weight_ih.T + bias_ih`` for every step; ``hx`` (N, H);
+    ``reverse`` and ``batch_sizes`` as for :func:`lstm_layer`.
     """
-    _check("gru_layer", gates_input, (hx,), weight_hh, bias_hh, 3)
+    _check("gru_layer", gates_input, (hx,), weight_hh, bias_hh, 3, batch_sizes)
     inputs = (gates_input, hx, weight_hh) + (() if bias_hh is None else (bias_hh,))
-    out, h_n, _ = dispatch(_GRU_LAYER, inputs, {"reverse": bool(reverse)})
+    out, h_n, _ = dispatch(_GRU_LAYER, inputs, _attrs(reverse, batch_sizes))
     return out, h_n
 
 
@@ -157,23 +184,26 @@ _LSTM_LAYER.aux_outputs = (3, 4)
 
 @_LSTM_LAYER.shape_rule
 def _lstm_layer_infer(attrs, xg, hx, cx, w, *bias):
-    steps, batch, _ = xg._shape
     hidden = w._shape[1]
     ws = _workspace_dtype(xg._dtype)
-    state = ((batch, hidden), xg._dtype)
-    return ((steps, batch, hidden), xg._dtype), state, state, ((steps, batch, 4 * hidden), ws), ((steps, batch, 2 * hidden), ws)
+    state = (hx._shape, xg._dtype)
+    return (
+        (_rows_shape(xg, hidden), xg._dtype),
+        state,
+        state,
+        (_rows_shape(xg, 4 * hidden), ws),
+        (_rows_shape(xg, 2 * hidden), ws),
+    )
 
 
 @_LSTM_LAYER.grad_rule(saves="both")
 def _lstm_layer_grad(ctx, g_out, g_h, g_c, _g_gates=None, _g_cells=None):
     xg, hx, cx, w, *bias = ctx.inputs
-    reverse = ctx.attrs["reverse"]
     if grad_recording():
-        return _lstm_composite_grad(ctx, xg, hx, cx, w, bias, g_out, g_h, g_c, reverse)
+        return _lstm_composite_grad(ctx, xg, hx, cx, w, bias, g_out, g_h, g_c)
     out, _, _, gates, cells = ctx.outputs
-    grads = dispatch(
-        _LSTM_LAYER_BACKWARD, (g_out, g_h, g_c, hx, cx, w, out, gates, cells), {"reverse": reverse, "has_bias": bool(bias)}
-    )
+    attrs = {**ctx.attrs, "has_bias": bool(bias)}
+    grads = dispatch(_LSTM_LAYER_BACKWARD, (g_out, g_h, g_c, hx, cx, w, out, gates, cells), attrs)
     return tuple(grads) if bias else tuple(grads[:4])
 
 
@@ -188,61 +218,90 @@ _LSTM_LAYER_BACKWARD.differentiable = False  # backward without create_graph onl
 @_LSTM_LAYER_BACKWARD.shape_rule
 def _lstm_layer_backward_infer(attrs, g_out, g_h, g_c, hx, cx, w, out, gates, cells):
     dtype = hx._dtype
-    specs = (((*gates._shape[:2], w._shape[0]), dtype), (hx._shape, dtype), (cx._shape, dtype), (w._shape, dtype))
+    specs = ((_rows_shape(gates, w._shape[0]), dtype), (hx._shape, dtype), (cx._shape, dtype), (w._shape, dtype))
     return specs + ((((w._shape[0],), dtype),) if attrs["has_bias"] else ())
 
 
-def _lstm_composite_grad(ctx, xg, hx, cx, w, bias, g_out, g_h, g_c, reverse):
+class _Steps:
+    """The steps of a layer for the composite backward: each one's rows of a dense (L, N, X)
+    or packed (rows, X) array, its batch size, the order the forward ran them in."""
+
+    def __init__(self, attrs, xg, batch: int) -> None:
+        sizes = attrs.get("batch_sizes")
+        self.packed = sizes is not None
+        self.sizes = list(sizes) if self.packed else [batch] * xg._shape[0]
+        self.starts = [0]
+        for b in self.sizes[:-1]:
+            self.starts.append(self.starts[-1] + b)
+        n = len(self.sizes)
+        self.order = range(n - 1, -1, -1) if attrs["reverse"] else range(n)
+        self.batch = batch
+
+    def rows(self, a, t: int):
+        return a[self.starts[t] : self.starts[t] + self.sizes[t]] if self.packed else a[t]
+
+    def join(self, parts: list):
+        """Per-step results (in time order) as one dense or packed array."""
+        F = _F()
+        return F.cat(parts) if self.packed else F.stack(parts)
+
+    def head(self, state, bs: int):
+        return state if bs == self.batch else state[:bs]
+
+    def advance(self, state, head):
+        """The state after a step that updated its first rows to ``head``."""
+        return head if head._shape[0] == self.batch else _F().cat([head, state[head._shape[0] :]])
+
+
+def _lstm_composite_grad(ctx, xg, hx, cx, w, bias, g_out, g_h, g_c):
     """Backward through time with ember's ops (differentiable): the gates recomputed step by step."""
     F = _F()
-    steps = xg._shape[0]
-    order = range(steps - 1, -1, -1) if reverse else range(steps)
+    steps = _Steps(ctx.attrs, xg, hx._shape[0])
     h, c = hx, cx
     saved = []
-    for t in order:
-        pre = xg[t] + F.linear(h, w, bias[0] if bias else None)
+    for t in steps.order:
+        bs = steps.sizes[t]
+        h_prev, c_prev = steps.head(h, bs), steps.head(c, bs)
+        pre = steps.rows(xg, t) + F.linear(h_prev, w, bias[0] if bias else None)
         i, f, g, o = pre.chunk(4, -1)
         i, f, g, o = F.sigmoid(i), F.sigmoid(f), F.tanh(g), F.sigmoid(o)
-        c_prev, h_prev = c, h
-        c = f * c + i * g
-        tc = F.tanh(c)
-        h = o * tc
-        saved.append((t, h_prev, c_prev, i, f, g, o, tc))
+        c_new = f * c_prev + i * g
+        tc = F.tanh(c_new)
+        h, c = steps.advance(h, o * tc), steps.advance(c, c_new)
+        saved.append((t, bs, h_prev, c_prev, i, f, g, o, tc))
     dh, dc = g_h, g_c
-    d_pre: list = [None] * steps
-    h_prevs: list = [None] * steps
-    for t, h_prev, c_prev, i, f, g, o, tc in reversed(saved):
-        dh = dh + g_out[t]
-        do = dh * tc * o * (1 - o)
-        dc = dc + dh * o * (1 - tc * tc)
-        di = dc * g * i * (1 - i)
-        df = dc * c_prev * f * (1 - f)
-        dg = dc * i * (1 - g * g)
-        dc = dc * f
+    d_pre: list = [None] * len(steps.sizes)
+    h_prevs: list = [None] * len(steps.sizes)
+    for t, bs, h_prev, c_prev, i, f, g, o, tc in reversed(saved):
+        dh_b = steps.head(dh, bs) + steps.rows(g_out, t)
+        do = dh_b * tc * o * (1 - o)
+        dc_b = steps.head(dc, bs) + dh_b * o * (1 - tc * tc)
+        di = dc_b * g * i * (1 - i)
+        df = dc_b * c_prev * f * (1 - f)
+        dg = dc_b * i * (1 - g * g)
         d = F.cat([di, df, dg, do], -1)
-        dh = F.matmul(d, w)
+        dh, dc = steps.advance(dh, F.matmul(d, w)), steps.advance(dc, dc_b * f)
         d_pre[t] = d
         h_prevs[t] = h_prev
-    return _finish_composite(ctx, xg, w, bias, d_pre, d_pre, h_prevs, (dh, dc))
+    return _finish_composite(ctx, steps, xg, w, bias, d_pre, d_pre, h_prevs, (dh, dc))
 
 
-def _finish_composite(ctx, xg, w, bias, d_input, d_hidden, h_prevs, state_grads):
+def _finish_composite(ctx, steps, xg, w, bias, d_input, d_hidden, h_prevs, state_grads):
     """The gradients of a composite backward: the input's, the states', the weight's and bias's
-    (the weight's one matmul over every step)."""
+    (the weight's one matmul over every row)."""
     F = _F()
     if not d_input:
         zero_w = F.zeros(w._shape, dtype=w._dtype)
         grads = (F.zeros(xg._shape, dtype=xg._dtype), *state_grads, zero_w)
         return grads + ((F.zeros(bias[0]._shape, dtype=w._dtype),) if bias else ())
-    dg_all = F.stack(d_hidden)
-    rows = dg_all._shape[0] * dg_all._shape[1]
-    grad_w = (
-        F.matmul(dg_all.reshape(rows, w._shape[0]).mT, F.stack(h_prevs).reshape(rows, w._shape[1]))
-        if _needs(ctx, len(state_grads) + 1)
-        else None
-    )
-    grads = (F.stack(d_input), *state_grads, grad_w)
-    return grads + ((dg_all.sum((0, 1)),) if bias else ())
+    dg_all = steps.join(d_hidden)
+    rows = math.prod(dg_all._shape[:-1])
+    dg_rows = dg_all.reshape(rows, w._shape[0])
+    grad_w = None
+    if _needs(ctx, len(state_grads) + 1):
+        grad_w = F.matmul(dg_rows.mT, steps.join(h_prevs).reshape(rows, w._shape[1]))
+    grads = (steps.join(d_input), *state_grads, grad_w)
+    return grads + ((dg_rows.sum(0),) if bias else ())
 
 
 # -- GRU --------------------------------------------------------------------------------------
@@ -254,23 +313,21 @@ _GRU_LAYER.aux_outputs = (2,)
 
 @_GRU_LAYER.shape_rule
 def _gru_layer_infer(attrs, xg, hx, w, *bias):
-    steps, batch, _ = xg._shape
     hidden = w._shape[1]
     return (
-        ((steps, batch, hidden), xg._dtype),
-        ((batch, hidden), xg._dtype),
-        ((steps, batch, 4 * hidden), _workspace_dtype(xg._dtype)),
+        (_rows_shape(xg, hidden), xg._dtype),
+        (hx._shape, xg._dtype),
+        (_rows_shape(xg, 4 * hidden), _workspace_dtype(xg._dtype)),
     )
 
 
 @_GRU_LAYER.grad_rule(saves="both")
 def _gru_layer_grad(ctx, g_out, g_h, _g_gates=None):
     xg, hx, w, *bias = ctx.inputs
-    reverse = ctx.attrs["reverse"]
     if grad_recording():
-        return _gru_composite_grad(ctx, xg, hx, w, bias, g_out, g_h, reverse)
+        return _gru_composite_grad(ctx, xg, hx, w, bias, g_out, g_h)
     out, _, gates = ctx.outputs
-    grads = dispatch(_GRU_LAYER_BACKWARD, (g_out, g_h, hx, w, out, gates), {"reverse": reverse, "has_bias": bool(bias)})
+    grads = dispatch(_GRU_LAYER_BACKWARD, (g_out, g_h, hx, w, out, gates), {**ctx.attrs, "has_bias": bool(bias)})
     return tuple(grads) if bias else tuple(grads[:3])
 
 
@@ -285,37 +342,38 @@ _GRU_LAYER_BACKWARD.differentiable = False  # backward without create_graph only
 @_GRU_LAYER_BACKWARD.shape_rule
 def _gru_layer_backward_infer(attrs, g_out, g_h, hx, w, out, gates):
     dtype = hx._dtype
-    specs = (((*gates._shape[:2], w._shape[0]), dtype), (hx._shape, dtype), (w._shape, dtype))
+    specs = ((_rows_shape(gates, w._shape[0]), dtype), (hx._shape, dtype), (w._shape, dtype))
     return specs + ((((w._shape[0],), dtype),) if attrs["has_bias"] else ())
 
 
-def _gru_composite_grad(ctx, xg, hx, w, bias, g_out, g_h, reverse):
+def _gru_composite_grad(ctx, xg, hx, w, bias, g_out, g_h):
     """Backward through time with ember's ops (differentiable): the gates recomputed step by step."""
     F = _F()
-    steps = xg._shape[0]
-    order = range(steps - 1, -1, -1) if reverse else range(steps)
+    steps = _Steps(ctx.attrs, xg, hx._shape[0])
     h = hx
     saved = []
-    for t in order:
-        xr, xz, xn = xg[t].chunk(3, -1)
-        hr, hz, hn = F.linear(h, w, bias[0] if bias else None).chunk(3, -1)
+    for t in steps.order:
+        bs = steps.sizes[t]
+        h_prev = steps.head(h, bs)
+        xr, xz, xn = steps.rows(xg, t).chunk(3, -1)
+        hr, hz, hn = F.linear(h_prev, w, bias[0] if bias else None).chunk(3, -1)
         r = F.sigmoid(xr + hr)
         z = F.sigmoid(xz + hz)
         n = F.tanh(xn + r * hn)
-        saved.append((t, h, r, z, n, hn))
-        h = n + z * (h - n)
+        saved.append((t, bs, h_prev, r, z, n, hn))
+        h = steps.advance(h, n + z * (h_prev - n))
     dh = g_h
-    d_input: list = [None] * steps
-    d_hidden: list = [None] * steps
-    h_prevs: list = [None] * steps
-    for t, h_prev, r, z, n, hn in reversed(saved):
-        dh = dh + g_out[t]
-        dz = dh * (h_prev - n) * z * (1 - z)
-        dn = dh * (1 - z) * (1 - n * n)
+    d_input: list = [None] * len(steps.sizes)
+    d_hidden: list = [None] * len(steps.sizes)
+    h_prevs: list = [None] * len(steps.sizes)
+    for t, bs, h_prev, r, z, n, hn in reversed(saved):
+        dh_b = steps.head(dh, bs) + steps.rows(g_out, t)
+        dz = dh_b * (h_prev - n) * z * (1 - z)
+        dn = dh_b * (1 - z) * (1 - n * n)
         dr = dn * hn * r * (1 - r)
         d_hid = F.cat([dr, dz, dn * r], -1)
         d_input[t] = F.cat([dr, dz, dn], -1)
         d_hidden[t] = d_hid
         h_prevs[t] = h_prev
-        dh = dh * z + F.matmul(d_hid, w)
-    return _finish_composite(ctx, xg, w, bias, d_input, d_hidden, h_prevs, (dh,))
+        dh = steps.advance(dh, dh_b * z + F.matmul(d_hid, w))
+    return _finish_composite(ctx, steps, xg, w, bias, d_input, d_hidden, h_prevs, (dh,))

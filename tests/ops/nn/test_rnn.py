@@ -243,3 +243,77 @@ def test_cell_functions_refuse_bad_arguments():
         ember.lstm_cell(x, (h,), ember.zeros(16, 3), ember.zeros(16, 4))
     with pytest.raises(RuntimeError, match=r"gru_cell\(\): Expected input to be 2-D"):
         ember.gru_cell(ember.zeros(3), h, ember.zeros(12, 3), ember.zeros(12, 4))
+
+
+def _packed_inputs(kind, sizes, hidden=3, seed=3):
+    rng = np.random.default_rng(seed)
+    chunks = _CHUNKS[kind]
+
+    def t(*shape):
+        return ember.from_numpy(rng.standard_normal(shape)).requires_grad_(True)
+
+    xg, hx, cx = t(sum(sizes), chunks * hidden), t(sizes[0], hidden), t(sizes[0], hidden)
+    return xg, hx, (cx if kind == "LSTM" else None), t(chunks * hidden, hidden), t(chunks * hidden)
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_packed_layer_equals_the_step_by_step_path(kind, reverse):
+    sizes = [4, 4, 2, 1]
+    xg, hx, cx, w, b = _packed_inputs(kind, sizes)
+    if kind == "LSTM":
+        fused = lstm_layer(xg, hx, cx, w, b, reverse, sizes)
+    else:
+        fused = gru_layer(xg, hx, w, b, reverse, sizes)
+    module = nn.LSTM(1, 3) if kind == "LSTM" else nn.GRU(1, 3)
+    out, h, c = RNNBase._packed_layer(module, xg, hx, cx, w, b, None, reverse, sizes)
+    steps = (out, h, c) if kind == "LSTM" else (out, h)
+    for got, want in zip(fused, steps, strict=True):
+        np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-12, atol=1e-12)
+    leaves = (xg, hx, cx, w, b)
+    for got, want in zip(_grads(fused, leaves), _grads(steps, leaves), strict=True):
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-10, atol=1e-12)
+    # create_graph's composite handles the packed rows too
+    if kind == "LSTM":
+        results = lstm_layer(xg, hx, cx, w, b, reverse, sizes)
+    else:
+        results = gru_layer(xg, hx, w, b, reverse, sizes)
+    loss = sum((r * r).sum() for r in results)
+    live = [x for x in leaves if x is not None]
+    fast = ember.autograd.grad(loss, live, retain_graph=True)
+    slow = ember.autograd.grad(loss, live, create_graph=True)
+    for f, s in zip(fast, slow, strict=True):
+        np.testing.assert_allclose(f.numpy(), s.detach().numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_packed_layer_checks_its_batch_sizes():
+    xg, hx, cx, w, b = (t.detach() for t in _packed_inputs("LSTM", [2, 1]))
+    with pytest.raises(RuntimeError, match=r"lstm_layer\(\): batch_sizes must be positive and non-increasing"):
+        lstm_layer(xg, hx[:1], cx[:1], w, b, False, [1, 2])
+    with pytest.raises(RuntimeError, match=r"lstm_layer\(\): packed gates_input must be \(4, 12\)"):
+        lstm_layer(xg, hx, cx, w, b, False, [2, 2])
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+def test_packed_modules_match_torch(kind):
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(1)
+    tmod = getattr(torch.nn, kind)(3, 4, num_layers=2, bidirectional=True, dtype=torch.float64)
+    mod = getattr(nn, kind)(3, 4, num_layers=2, bidirectional=True, dtype=ember.float64)
+    _copy_from_torch(tmod, mod)
+    rng = np.random.default_rng(4)
+    lengths = [3, 5, 1, 4]
+    x = rng.standard_normal((5, 4, 3))
+    tx, ex = torch.from_numpy(x).requires_grad_(True), ember.from_numpy(x).requires_grad_(True)
+    tpacked = torch.nn.utils.rnn.pack_padded_sequence(tx, lengths, enforce_sorted=False)
+    epacked = nn.utils.rnn.pack_padded_sequence(ex, lengths, enforce_sorted=False)
+    (tout, tstate), (eout, estate) = tmod(tpacked), mod(epacked)
+    tstates = tstate if kind == "LSTM" else (tstate,)
+    estates = estate if kind == "LSTM" else (estate,)
+    np.testing.assert_allclose(eout.data.detach().numpy(), tout.data.detach().numpy(), rtol=1e-10, atol=1e-12)
+    for t, e in zip(tstates, estates, strict=True):
+        np.testing.assert_allclose(e.detach().numpy(), t.detach().numpy(), rtol=1e-10, atol=1e-12)
+    ((tout.data**2).sum() + sum((s * 1.5).sum() for s in tstates)).backward()
+    ((eout.data**2).sum() + sum((s * 1.5).sum() for s in estates)).backward()
+    for t, e in zip([tx, *tmod.parameters()], [ex, *mod.parameters()], strict=True):
+        np.testing.assert_allclose(e.grad.numpy(), t.grad.numpy(), rtol=1e-9, atol=1e-11)
