@@ -180,6 +180,9 @@ _BATCH_NORM_BACKWARD = OpExpr(
 )
 
 
+_BATCH_NORM_BACKWARD.differentiable = False  # used only where no graph is recorded (grad mode off)
+
+
 @_BATCH_NORM_BACKWARD.shape_rule
 def _batch_norm_backward_infer(attrs, g, x, *stats):
     stat = ((x._shape[1],), x._dtype)

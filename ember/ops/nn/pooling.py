@@ -3,7 +3,9 @@ indices on request), avg_pool1d/2d/3d, adaptive_avg_pool1d/2d/3d and adaptive_ma
 (with indices on request).
 
 Max pooling's input gradient is a primitive of its own (``max_pool_backward``: every window's
-winning tap, found again in one pass); average pooling's is a transposed convolution by a
+winning tap, found again in one pass); in training on disjoint windows inside the input, the
+forward (``max_pool_taps``) keeps each window's winning tap and ``max_pool_taps_backward``
+scatters the gradient there without reading the input again; average pooling's is a transposed convolution by a
 kernel of ones; adaptive pooling's applies the transposes of the per-axis averaging matrices
 (``adaptive_matrix``) that its CPU kernel applies forward; adaptive max pooling always finds its
 indices and routes the gradient through them, as PyTorch's does. Kernels:
@@ -21,6 +23,7 @@ import numpy as np
 
 from ..._core import dtype as _dt
 from ...dispatch import OpExpr, dispatch
+from ...dispatch.grad_mode import is_grad_enabled
 from ..common import functional as _F
 from ..functor import functor
 from ..schema import schema_family
@@ -109,7 +112,7 @@ def _max_pool_functor(nd: int):
         if input._dtype.is_complex or input._dtype is _dt.string:
             raise _not_implemented(name, input._dtype)
         if not return_indices:  # PyTorch's Python wrapper tests its truth, any object
-            y = dispatch(_MAX_POOL, (x,), attrs)[0]
+            y = dispatch(_MAX_POOL_TAPS if _keeps_taps(x, attrs) else _MAX_POOL, (x,), attrs)[0]
             return y if batched else y.squeeze(0)
         y, idx = dispatch(_MAX_POOL_INDICES, (x,), attrs)
         return (y, idx) if batched else (y.squeeze(0), idx.squeeze(0))
@@ -184,6 +187,43 @@ def _scatter_windows(x_shape, idx, g):
     flat = F.zeros((n, c, math.prod(x_shape[2:])), dtype=g._dtype)
     m = math.prod(idx._shape[2:])  # not -1: an empty batch leaves it ambiguous
     return flat.scatter_add(2, idx.reshape(n, c, m), g.reshape(n, c, m)).reshape(x_shape)
+
+
+# training on disjoint windows inside the input (2x2 stride 2, say): the forward keeps each
+# window's winning tap (int8), so the backward scatters the gradient without reading the input
+_MAX_POOL_TAPS = OpExpr("max_pool_taps", ("input",), ("out", "taps"))
+_MAX_POOL_TAPS_BACKWARD = OpExpr("max_pool_taps_backward", ("grad_output", "taps"), ("out",))
+_MAX_POOL_TAPS_BACKWARD.differentiable = False  # used only where no graph is recorded (grad mode off)
+
+
+def _keeps_taps(x, attrs) -> bool:
+    """Whether this max pooling records a gradient over disjoint windows inside its input."""
+    if not (x.requires_grad and is_grad_enabled() and x._dtype.is_floating_point):
+        return False
+    kernel, stride, dilation = attrs["kernel_size"], attrs["stride"], attrs["dilation"]
+    return (math.prod(kernel) < 127 and not any(attrs["padding"])
+            and all(st >= d * (k - 1) + 1 and (o - 1) * st + d * (k - 1) < s
+                    for k, st, d, o, s in zip(kernel, stride, dilation, attrs["output_size"], x._shape[2:], strict=True)))
+
+
+@_MAX_POOL_TAPS.shape_rule
+def _max_pool_taps_infer(attrs, x):
+    shape = x._shape[:2] + attrs["output_size"]
+    return ((shape, x._dtype), (shape, _dt.int8))
+
+
+@_MAX_POOL_TAPS.grad_rule(saves=("input", "taps"))
+def _max_pool_taps_grad(ctx, g, _g_taps=None):
+    x = ctx.inputs[0]
+    if is_grad_enabled():  # create_graph: the differentiable primitive, from the input
+        return (dispatch(_MAX_POOL_BACKWARD, (g, x), ctx.attrs)[0],)
+    taps = ctx.outputs[1]
+    return (dispatch(_MAX_POOL_TAPS_BACKWARD, (g, taps), {**ctx.attrs, "input_size": x._shape})[0],)
+
+
+@_MAX_POOL_TAPS_BACKWARD.shape_rule
+def _max_pool_taps_backward_infer(attrs, g, taps):
+    return ((attrs["input_size"], g._dtype),)
 
 
 # max pooling's input gradient, recomputing the winning tap of every window in one pass

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import ember
-from ember.autograd import gradcheck
+from ember.autograd import gradcheck, gradgradcheck
 from ember.dispatch import dispatch
 from ember.kernels.cpu.common import compute_dtype
 from ember.kernels.cpu.nn import pooling
@@ -215,3 +215,42 @@ def test_batch_norm_empty_batch_and_gradcheck():
         for a in (rng.standard_normal((3, 2, 2, 2)), rng.standard_normal(2), rng.standard_normal(2))
     )
     assert gradcheck(lambda a, ww, bb: ember.nn.functional.batch_norm(a, None, None, ww, bb, training=True), args)
+
+
+@pytest.mark.parametrize("shape, kernel, stride, dilation", POOL_WINDOWS)
+@pytest.mark.parametrize("mode", ["random", "ties", "nan", "inf_grad"])
+def test_max_pool_kept_taps_equal_recomputed(shape, kernel, stride, dilation, mode):
+    """Training keeps the forward's winning taps (max_pool_taps); a create_graph backward finds
+    them again from the input (max_pool_backward): the same values and gradients."""
+    nd = len(kernel)
+    o_size = tuple((s - d * (k - 1) - 1) // st + 1 for s, k, st, d in zip(shape[2:], kernel, stride, dilation, strict=True))
+    g, x = _pool_inputs(shape, o_size, mode, np.float64, seeded(sum(shape) + len(mode) + 1))
+    pool = getattr(ember, f"max_pool{nd}d")
+    results = []
+    for create_graph in (False, True):
+        ex = ember.tensor(x, requires_grad=True)
+        y = pool(ex, kernel, stride, 0, dilation)
+        (gx,) = ember.autograd.grad(y, (ex,), ember.tensor(g), create_graph=create_graph)
+        results.append((y.detach().numpy(), gx.detach().numpy()))
+    for kept, recomputed in zip(*results, strict=True):
+        np.testing.assert_array_equal(kept, recomputed)
+
+
+@needs_torch
+@pytest.mark.parametrize("ceil_mode", [False, True])
+def test_max_pool_taps_forward_matches_torch_with_nan_and_ceil(ceil_mode):
+    rng = seeded(21)
+    x = rng.standard_normal((2, 3, 7, 8)).astype(np.float32)
+    x[rng.random(x.shape) < 0.2] = np.nan
+    ex, tx = ember.tensor(x, requires_grad=True), to_torch(x, requires_grad=True)
+    ey = ember.max_pool2d(ex, 2, 2, 0, 1, ceil_mode)
+    ty = torch.nn.functional.max_pool2d(tx, 2, 2, 0, 1, ceil_mode)
+    np.testing.assert_array_equal(ey.detach().numpy(), from_torch(ty))
+    ey.sum().backward()
+    ty.sum().backward()
+    np.testing.assert_array_equal(ex.grad.numpy(), from_torch(tx.grad))
+
+
+def test_max_pool_gradgradcheck_float64():
+    x = ember.tensor(seeded(6).permutation(2 * 2 * 4 * 4).reshape(2, 2, 4, 4) * 0.1, dtype=ember.float64, requires_grad=True)
+    assert gradgradcheck(lambda t: ember.max_pool2d(t, 2), (x,))

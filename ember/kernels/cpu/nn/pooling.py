@@ -184,18 +184,23 @@ def _winning_tap(x: np.ndarray, regions, nan_aware: bool) -> tuple[np.ndarray, n
 
 def _max_pool_backward_disjoint(out, g, x, kernel, stride, dilation, gt):
     """Disjoint windows, no padding (the usual 2x2 stride-2 pooling): the winning tap per
-    window from contiguous copies of the taps, then one strided store of ``g`` per tap,
-    selected by a bit mask (never multiplied: a NaN or inf gradient stays where it goes)."""
+    window from contiguous copies of the taps, then ``g`` scattered there."""
     regions = [region for _, region in _tap_slices(kernel, stride, dilation, g.shape[2:])]
     best, tap = _winning_tap(x, regions, False)
     if x.dtype.kind == "f" and np.isnan(best).any():  # rare: rescan with NaN's rule
         _, tap = _winning_tap(x, regions, True)
+    _scatter_to_taps(out, g, tap, regions, kernel, stride, dilation, gt)
+
+
+def _scatter_to_taps(out, g, tap, regions, kernel, stride, dilation, gt):
+    """``g`` stored at each window's winning tap (disjoint windows: one strided store per tap),
+    selected by a bit mask, never multiplied (a NaN or inf gradient stays where it goes)."""
     bits = np.dtype(f"u{gt.itemsize}")
     gbits = np.ascontiguousarray(g, dtype=gt).view(bits)
     direct = out.dtype == gt
     work = out if direct else np.empty(out.shape, gt)
     covered = all((d == 1 or k == 1) and k == st and st * o == s
-                  for k, st, d, o, s in zip(kernel, stride, dilation, g.shape[2:], x.shape[2:], strict=True))
+                  for k, st, d, o, s in zip(kernel, stride, dilation, g.shape[2:], out.shape[2:], strict=True))
     if not covered:
         work[...] = 0  # positions no window sees
     hit = np.empty(g.shape, bool)
@@ -208,6 +213,35 @@ def _max_pool_backward_disjoint(out, g, x, kernel, stride, dilation, gt):
         work[region] = share.view(gt)
     if not direct:
         store(out, work)
+
+
+@register_kernel("max_pool_taps")
+def _max_pool_taps(outs, ins, attrs):
+    """Max pooling over disjoint windows inside the input, keeping each window's winning tap
+    (its index in the kernel's row-major order) for the backward: what the backward would
+    otherwise find again from the input."""
+    out, taps = outs
+    if out.size == 0:
+        return
+    ct = compute_dtype(out.dtype)
+    x = ins[0].astype(ct, copy=False)
+    regions = [region for _, region in _tap_slices(attrs["kernel_size"], attrs["stride"], attrs["dilation"], out.shape[2:])]
+    best, tap = _winning_tap(x, regions, False)
+    if ct.kind == "f" and np.isnan(best).any():  # rare: rescan with NaN's rule
+        best, tap = _winning_tap(x, regions, True)
+    store(out, best)
+    store(taps, tap)
+
+
+@register_kernel("max_pool_taps_backward")
+def _max_pool_taps_backward(outs, ins, attrs):
+    out = outs[0]
+    g, tap = ins
+    if out.size == 0:
+        return
+    kernel, stride, dilation = attrs["kernel_size"], attrs["stride"], attrs["dilation"]
+    regions = [region for _, region in _tap_slices(kernel, stride, dilation, g.shape[2:])]
+    _scatter_to_taps(out, g, tap, regions, kernel, stride, dilation, compute_dtype(out.dtype))
 
 
 @register_kernel("avg_pool")
