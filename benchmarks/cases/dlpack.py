@@ -65,3 +65,14 @@ for _label, _n in SIZES.items():
     def _capsule(n=_n):
         arrays = _arrays(n)
         return {name: (lambda x=x: x.__dlpack__(max_version=(1, 0))) for name, x in arrays.items()}
+
+
+if torch is not None:
+
+    @case("dlpack/import a torch tensor (numpy, torch: the peers' own imports) 1 elem", target_us=3.0,
+          note="ember.from_dlpack(torch tensor) vs np.from_dlpack(torch tensor) vs torch.from_dlpack(ndarray): "
+               "each consumer's whole import, the result dying at once; target <= 3 us (NumPy 1.8 us there)")  # fmt: skip
+    def _import_torch_tensor():
+        a = np.ones(1, dtype=np.float32)
+        tt = torch.from_numpy(a.copy())
+        return {"ember": lambda: ember.from_dlpack(tt), "numpy": lambda: np.from_dlpack(tt), "torch": lambda: torch.from_dlpack(a)}

@@ -289,12 +289,8 @@ def from_dlpack(x, /, *, device: Device | str | None = None, copy: bool | None =
                 f"from_dlpack(): argument 'x' must be an array with __dlpack__ and __dlpack_device__, or a DLPack capsule, "
                 f"not {type(x).__name__}"
             )
-        device_type = x.__dlpack_device__()[0]
-        if device_type not in HOST_DEVICE_TYPES:
-            raise BufferError(
-                f"from_dlpack(): the array lives on DLPack device {_c.DEVICE_NAMES.get(int(device_type), int(device_type))}; "
-                f"ember reads CPU memory only (copy it to the host first)"
-            )
+        # No __dlpack_device__ first, as NumPy's consumer: a CPU consumer passes no stream, and the
+        # capsule says where its memory lives (_import_capsule refuses it there, unconsumed).
         try:
             capsule = export(max_version=_MAX_VERSION)
         except TypeError:
@@ -314,8 +310,11 @@ def _check_import_device(device) -> None:
 
 def _import_capsule(capsule) -> Tensor:
     ident = id(capsule)  # the capsule's address: the raw C calls take it, and we hold a reference
-    if _is_valid(ident, NAME_VERSIONED):
-        managed = _get_pointer(ident, NAME_VERSIONED)
+    try:  # GetPointer checks the name itself: one C call for a versioned capsule, not two
+        managed = _get_pointer(ident, NAME_VERSIONED) if type(capsule) is _CAPSULE_TYPE else None
+    except ValueError:  # another name: PyCapsule_GetPointer's error, raised by ctypes
+        managed = None
+    if managed is not None:
         # One read of the whole header; nothing past the version is interpreted unless the
         # major version is ours (another major version may lay the struct out differently).
         (major, minor, _, deleter, flags, data, device_type, device_id, ndim, code, bits, lanes,
@@ -324,7 +323,7 @@ def _import_capsule(capsule) -> Tensor:
             # Only the deleter may be used; the capsule's destructor calls it when the capsule dies.
             raise BufferError(f"from_dlpack(): the capsule holds DLPack {major}.{minor}, but ember reads DLPack {DLPACK_MAJOR}.x")
         used = USED_VERSIONED
-    elif _is_valid(ident, NAME_LEGACY):
+    elif type(capsule) is _CAPSULE_TYPE and _is_valid(ident, NAME_LEGACY):
         managed = _get_pointer(ident, NAME_LEGACY)
         (data, device_type, device_id, ndim, code, bits, lanes, shape_at, strides_at, byte_offset,
          _, deleter) = _LEGACY_HEADER(_MEMORY, managed)
@@ -337,7 +336,7 @@ def _import_capsule(capsule) -> Tensor:
         raise BufferError(f"from_dlpack(): ember has no dtype for DLPack type {_type_name(code, bits, lanes)}")
     if device_type not in HOST_DEVICE_TYPES:
         name = _c.DEVICE_NAMES.get(device_type, f"device type {device_type}")
-        raise BufferError(f"from_dlpack(): the tensor lives on {name} (device {device_id}); ember reads CPU memory only")
+        raise BufferError(f"from_dlpack(): the tensor lives on {name} (device {device_id}); ember reads CPU memory only (copy it to the host first)")
     if ndim:
         if ndim < 0:
             raise BufferError(f"from_dlpack(): the DLTensor has ndim={ndim}")

@@ -20,6 +20,7 @@ schema can be checked, rewritten and shown in docs without drift.
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import re
 from collections.abc import Callable
@@ -60,6 +61,7 @@ class Type:
     optional: bool = False
 
     @staticmethod
+    @functools.cache  # frozen, so one object serves every parameter that spells the type alike
     def parse(text: str) -> Type:
         m = re.fullmatch(r"([A-Za-z]+)(?:\[(\d+)\])?(\?)?", text)
         if m is None or m.group(1) not in BASE_TYPES:
@@ -95,6 +97,7 @@ class Param:
         return _parse_default(self.default_text) if self.default_text is not None else _NO_DEFAULT
 
     @staticmethod
+    @functools.cache  # frozen: "Tensor input" is parsed once for the hundreds of entries that have it
     def parse(text: str, kw_only: bool) -> Param:
         m = re.fullmatch(r"(\S+)\s+([A-Za-z_]\w*)(?:=(.+))?", text.strip())
         if m is None:
@@ -208,6 +211,11 @@ class Signature:
 
 def _split_params(text: str) -> list[str]:
     """Split on commas outside brackets (defaults may be lists: ``IntList dims=[0, 1]``)."""
+    if "[" not in text and "(" not in text:  # most signatures: no bracket, a plain split
+        pieces = [piece.strip() for piece in text.split(",")]
+        if not pieces[-1]:
+            pieces.pop()
+        return pieces
     pieces, depth, start = [], 0, 0
     for i, ch in enumerate(text):
         if ch in "[(":

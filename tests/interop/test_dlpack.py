@@ -245,14 +245,28 @@ def test_import_errors():
         ember.from_dlpack(np.ones(2), device="cuda")
 
     class OnGPU:
+        """A producer whose capsule says its memory is on a CUDA device. As NumPy's consumer,
+        from_dlpack asks for the capsule without calling __dlpack_device__ first, and refuses it."""
+
+        def __init__(self):
+            self.capsule = ember.ones(2).__dlpack__(max_version=(1, 0))
+            managed = C.DLManagedTensorVersioned.from_address(C.capsule_get_pointer(self.capsule, C.NAME_VERSIONED))
+            managed.dl_tensor.device.device_type = C.kDLCUDA
+
         def __dlpack_device__(self):
-            return (2, 0)
+            return (C.kDLCUDA, 0)
 
         def __dlpack__(self, **kwargs):
-            raise AssertionError("must not be asked for a capsule")
+            return self.capsule
 
+    before = D.live_exports()
+    gpu = OnGPU()
     with pytest.raises(BufferError, match="kDLCUDA"):
-        ember.from_dlpack(OnGPU())
+        ember.from_dlpack(gpu)
+    assert C.capsule_get_name(gpu.capsule) == C.NAME_VERSIONED  # not consumed: its destructor frees it
+    del gpu
+    gc.collect()
+    assert D.live_exports() == before
 
 
 def test_legacy_producer_without_keywords():

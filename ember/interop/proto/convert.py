@@ -31,6 +31,7 @@ Parsed tensors are writable and own their memory (one copy of the values, as
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 
@@ -38,10 +39,13 @@ import numpy as np
 from google.protobuf import message as _message
 
 from ..._core import dtype as _dt
-from ..._core.tensor import Tensor, empty_tensor
+from ..._core.allocator import DataPtr
+from ..._core.shape import contiguous_strides
+from ..._core.storage import Storage
+from ..._core.tensor import Tensor, empty_tensor, make_tensor
 from ..numpy import from_numpy
 from . import wire
-from .messages import DataType, TensorProto
+from .messages import DataType, TensorProto, TensorShapeProto
 
 __all__ = ["MAX_EXPANDED_BYTES", "from_proto", "parse_tensor", "serialize_tensor", "to_proto"]
 
@@ -60,13 +64,21 @@ _FIELD = {
     _dt.bool_: ("bool_val", np.bool_), _dt.complex64: ("scomplex_val", np.float32),
     _dt.complex128: ("dcomplex_val", np.float64), _dt.string: ("string_val", None),
 }
-_VALUE_FIELDS = sorted({name for name, _ in _FIELD.values()} | {"float8_val", "resource_handle_val", "variant_val"})
+_VALUE_FIELDS = frozenset({name for name, _ in _FIELD.values()} | {"float8_val", "resource_handle_val", "variant_val"})
 # TensorFlow's dtypes whose values are runtime objects, not numbers: their field and what it holds.
 _OBJECT_DTYPES = {
     DataType.DT_RESOURCE: ("resource_handle_val", "resource handle", "handles to resources that a TensorFlow runtime owns"),
     DataType.DT_VARIANT: ("variant_val", "variant value", "serialized C++ objects of a TensorFlow runtime"),
 }
 _NUMBER = {f.name: f.number for f in TensorProto.DESCRIPTOR.fields}
+_DT_INVALID = DataType.Value("DT_INVALID")  # the wrapper's attribute lookup costs microseconds a call
+# The keys serialize_tensor writes itself: TensorProto's dtype, tensor_shape and tensor_content;
+# TensorShapeProto's dim; TensorShapeProto.Dim's size.
+_DTYPE_KEY = wire.field_key(_NUMBER["dtype"], wire.VARINT)
+_SHAPE_KEY = wire.field_key(_NUMBER["tensor_shape"], wire.LENGTH_DELIMITED)
+_CONTENT_KEY = wire.field_key(_NUMBER["tensor_content"], wire.LENGTH_DELIMITED)
+_DIM_KEY = wire.field_key(TensorShapeProto.DESCRIPTOR.fields_by_name["dim"].number, wire.LENGTH_DELIMITED)
+_SIZE_KEY = wire.field_key(TensorShapeProto.Dim.DESCRIPTOR.fields_by_name["size"].number, wire.VARINT)
 _IN_PLACE_BYTES = 1 << 16  # below this, protobuf's copies cost less than finding the content by hand
 _HALF_RANGE = (-(1 << 15), (1 << 16) - 1)  # int16 or uint16 bit patterns (TensorFlow keeps the low 16 bits)
 
@@ -197,12 +209,27 @@ def serialize_tensor(tensor: Tensor) -> bytes:
     _check_tensor(tensor, "serialize_tensor")
     if tensor.dtype is _dt.string:
         return to_proto(tensor, "fields").SerializeToString()
-    header = _header(tensor).SerializeToString()
+    header = _header_bytes(tensor.dtype.tf_enum, tensor._shape)
     if not tensor.numel():
         return header
     # tensor_content (4) follows dtype, shape and version (1-3) and precedes every typed field
     # (5 and up), so appending it yields exactly SerializeToString's bytes, with one copy.
-    return b"".join([header, *_length_delimited("tensor_content", _content_parts(tensor))])
+    content = _contiguous_le(tensor).reshape(-1).view(np.uint8)  # bytes: bfloat16 has no buffer format
+    return b"".join([header, _CONTENT_KEY, wire.varint(content.nbytes), content])
+
+
+@functools.lru_cache(maxsize=512)
+def _header_bytes(enum: int, shape: tuple[int, ...]) -> bytes:
+    """``_header(tensor).SerializeToString()``, written directly: field 1 (dtype), then field 2
+    (tensor_shape, present even when empty) holding one ``Dim`` (field 2) per dimension, whose
+    ``size`` (field 1) is left out when 0, as protobuf leaves out every default value."""
+    dims = [_DIM_KEY + wire.varint(len(size_field)) + size_field for size_field in (_size_field(n) for n in shape)]
+    shape_bytes = b"".join(dims)
+    return b"".join([_DTYPE_KEY, wire.varint(enum), _SHAPE_KEY, wire.varint(len(shape_bytes)), shape_bytes])
+
+
+def _size_field(size: int) -> bytes:
+    return _SIZE_KEY + wire.varint(size) if size else b""
 
 
 # ------------------------------------------------------------------------------- reading
@@ -210,18 +237,18 @@ def serialize_tensor(tensor: Tensor) -> bytes:
 
 def _dtype_of(proto: TensorProto, op: str) -> _dt.DType:
     enum = proto.dtype
-    if enum == DataType.DT_INVALID:
+    dtype = _DTYPE_OF_ENUM.get(enum)
+    if dtype is not None:
+        return dtype
+    if enum == _DT_INVALID:
         raise ValueError(f"{op}(): the TensorProto's dtype is DT_INVALID (0): a tensor proto must name its element type")
     if enum in _OBJECT_DTYPES:
         field, what, meaning = _OBJECT_DTYPES[enum]
         count = len(getattr(proto, field))
         raise ValueError(f"{op}(): the TensorProto's dtype is {_name(enum)}, with {count} {what}{'s' * (count != 1)} in {field} "
                          f"({meaning}); ember has no tensor of that dtype, so it cannot make one of this proto")
-    dtype = _DTYPE_OF_ENUM.get(enum)
-    if dtype is None:
-        known = ", ".join(DataType.Name(d.tf_enum) for d in _dt.ALL_DTYPES)
-        raise ValueError(f"{op}(): the TensorProto's dtype {_name(enum)} has no ember dtype (supported: {known})")
-    return dtype
+    known = ", ".join(DataType.Name(d.tf_enum) for d in _dt.ALL_DTYPES)
+    raise ValueError(f"{op}(): the TensorProto's dtype {_name(enum)} has no ember dtype (supported: {known})")
 
 
 def _shape_of(proto: TensorProto, op: str) -> tuple[int, ...]:
@@ -229,6 +256,8 @@ def _shape_of(proto: TensorProto, op: str) -> tuple[int, ...]:
     if shape_proto.unknown_rank:
         raise ValueError(f"{op}(): the TensorProto's tensor_shape has unknown_rank set; a tensor needs a known shape")
     shape = tuple([d.size for d in shape_proto.dim])
+    if len(shape) <= 4 and (not shape or min(shape) >= 0) and math.prod(shape) < 1 << 31:  # the common case, at once
+        return shape
     if len(shape) > _MAX_NDIM:
         raise ValueError(f"{op}(): the TensorProto's tensor_shape has {len(shape)} dimensions; at most {_MAX_NDIM} are supported")
     for i, size in enumerate(shape):
@@ -242,12 +271,13 @@ def _shape_of(proto: TensorProto, op: str) -> tuple[int, ...]:
 def _check_other_fields(proto: TensorProto, dtype: _dt.DType, op: str) -> None:
     # TensorFlow reads only the dtype's own field and would silently give zeros here.
     own = _FIELD[dtype][0]
-    for field in _VALUE_FIELDS:
-        count = len(getattr(proto, field)) if field != own else 0  # len() of a repeated field copies nothing
-        if count:
-            raise ValueError(f"{op}(): the TensorProto's dtype is {_name(dtype.tf_enum)}, whose values belong in {own}, "
-                             f"but it has {count} {'byte' if field == 'float8_val' else 'value'}{'s' * (count != 1)} "
-                             f"in {field}")
+    # the fields present only (a few, not every typed one); the first by name is the one named
+    stray = [(d.name, len(values)) for d, values in proto.ListFields() if d.name in _VALUE_FIELDS and d.name != own]
+    if stray:
+        field, count = min(stray)
+        raise ValueError(f"{op}(): the TensorProto's dtype is {_name(dtype.tf_enum)}, whose values belong in {own}, "
+                         f"but it has {count} {'byte' if field == 'float8_val' else 'value'}{'s' * (count != 1)} "
+                         f"in {field}")
 
 
 def _decode_string_list(content, n: int, op: str) -> list[bytes]:
@@ -279,21 +309,80 @@ def _from_content(content, dtype: _dt.DType, shape: tuple[int, ...], n: int, op:
     # Everything is checked against the bytes present before any memory is allocated.
     if dtype is _dt.string:
         values = _decode_string_list(content, n, op)
-    else:
-        expected = n * dtype.itemsize
-        if len(content) != expected:
-            raise ValueError(f"{op}(): tensor_content has {len(content)} bytes, but shape {list(shape)} of "
-                             f"{_name(dtype.tf_enum)} needs {n} x {dtype.itemsize} = {expected} bytes")
-        values = np.frombuffer(content, dtype=dtype.numpy_dtype)
-        if _BIG_ENDIAN:
-            values = values.byteswap()
-        if dtype is _dt.bool_ and n and values.view(np.uint8).max() > 1:
-            raise ValueError(f"{op}(): tensor_content of a DT_BOOL tensor holds a byte other than 0 or 1")
-    if dtype is _dt.string:
         out = empty_tensor(shape, dtype)
         out._host_array().reshape(-1)[...] = values
         return out
-    return from_numpy(values.reshape(shape).copy())  # the one copy: the tensor owns writable memory
+    expected = n * dtype.itemsize
+    if len(content) != expected:
+        raise ValueError(f"{op}(): tensor_content has {len(content)} bytes, but shape {list(shape)} of "
+                         f"{_name(dtype.tf_enum)} needs {n} x {dtype.itemsize} = {expected} bytes")
+    if dtype is _dt.bool_ and n and np.frombuffer(content, dtype=np.uint8).max() > 1:
+        raise ValueError(f"{op}(): tensor_content of a DT_BOOL tensor holds a byte other than 0 or 1")
+    if _BIG_ENDIAN:
+        return from_numpy(np.frombuffer(content, dtype=dtype.numpy_dtype).byteswap().reshape(shape))
+    return _owning_tensor(content, dtype, shape)
+
+
+def _owning_tensor(content, dtype: _dt.DType, shape: tuple[int, ...], strides: tuple[int, ...] | None = None) -> Tensor:
+    """A contiguous tensor over a copy of ``content`` (its values, little-endian, row-major): the
+    one copy, so that the tensor owns writable memory; what ``from_numpy(a.copy())`` makes,
+    without the checks an array of unknown origin needs."""
+    buffer = np.frombuffer(content, dtype=np.uint8).copy()
+    storage = Storage._from_dataptr(DataPtr(None, buffer, buffer, None))
+    return make_tensor(storage, 0, shape, contiguous_strides(shape) if strides is None else strides, dtype)
+
+
+def _read_canonical(view: memoryview) -> tuple[_dt.DType, tuple[int, ...], tuple[int, ...], int] | None:
+    """(dtype, shape, strides, where the content starts) of a message as serialize_tensor and
+    TensorFlow write a non-empty numeric tensor: dtype, tensor_shape (sizes only) and
+    tensor_content, in that order, each once, nothing else, the content's length matching the
+    shape. None for any other message: protobuf reads those, and the checks say what is wrong.
+
+    With nothing but these three fields there is no stray typed field to refuse, and the header
+    (dtype and shape) was checked when first seen (:func:`_canonical_header` keeps it), so a
+    small message costs a few byte reads and the one copy of its values.
+    """
+    end = len(view)
+    if end < 6 or view[0] != _DTYPE_KEY[0] or view[1] >= 0x80 or view[2] != _SHAPE_KEY[0]:
+        return None
+    length = view[3]
+    pos = 4
+    if length >= 0x80:  # a shape of more than 127 bytes: a 2-byte length, or protobuf reads it
+        if view[4] >= 0x80:
+            return None
+        length = (length & 0x7F) | view[4] << 7
+        pos = 5
+    header_end = pos + length
+    if header_end + 2 > end or view[header_end] != _CONTENT_KEY[0]:
+        return None
+    known = _canonical_header(bytes(view[:header_end]))
+    if known is None:
+        return None
+    try:
+        size, start = wire.read_varint(view, header_end + 1)
+    except ValueError:
+        return None
+    dtype, shape, strides, nbytes = known
+    if size != nbytes or start + size != end or _BIG_ENDIAN:
+        return None
+    return dtype, shape, strides, start
+
+
+@functools.lru_cache(maxsize=512)
+def _canonical_header(header: bytes) -> tuple[_dt.DType, tuple[int, ...], tuple[int, ...], int] | None:
+    """(dtype, shape, strides, bytes of content) when ``header`` is exactly what serialize_tensor
+    writes for a numeric dtype and a valid shape (read and checked by protobuf once); else None."""
+    proto = TensorProto()
+    try:
+        proto.ParseFromString(header)
+        dtype = _dtype_of(proto, "parse_tensor")
+        shape = _shape_of(proto, "parse_tensor")
+    except (_message.DecodeError, ValueError):
+        return None
+    # bool's content needs its bytes checked (0 or 1), strings theirs decoded: protobuf's path does both
+    if dtype in (_dt.string, _dt.bool_) or _header_bytes(dtype.tf_enum, shape) != header:
+        return None
+    return dtype, shape, contiguous_strides(shape), math.prod(shape) * dtype.itemsize
 
 
 def _field_values(values, dtype: _dt.DType, field: str, op: str) -> np.ndarray:
@@ -349,8 +438,9 @@ def _from_field(proto: TensorProto, dtype: _dt.DType, shape: tuple[int, ...], n:
     return from_numpy(flat.reshape(shape))
 
 
-def _decode(proto: TensorProto, content, op: str) -> Tensor:
-    dtype = _dtype_of(proto, op)
+def _decode(proto: TensorProto, content, op: str, dtype: _dt.DType | None = None) -> Tensor:
+    if dtype is None:
+        dtype = _dtype_of(proto, op)
     shape = _shape_of(proto, op)
     _check_other_fields(proto, dtype, op)
     n = math.prod(shape)
@@ -385,6 +475,12 @@ def parse_tensor(serialized: bytes, out_type: object = None) -> Tensor:
         raise TypeError(f"parse_tensor(): argument 'serialized' must be bytes, not {type(serialized).__name__}")
     expected = None if out_type is None else _dt.as_dtype(out_type, op="parse_tensor", arg="out_type")
     view = memoryview(serialized).cast("B")
+    canonical = _read_canonical(view)
+    if canonical is not None:
+        dtype, shape, strides, start = canonical
+        if expected is not None and expected is not dtype:
+            raise ValueError(f"parse_tensor(): type mismatch between parsed tensor ({dtype.name}) and dtype ({expected.name})")
+        return _owning_tensor(view[start:], dtype, shape, strides)
     # Fast path for big messages: read tensor_content in place and let protobuf parse only the
     # rest (a few bytes), instead of copying the content into protobuf's memory and out again.
     span = wire.find_length_delimited(view, _NUMBER["tensor_content"]) if len(view) >= _IN_PLACE_BYTES else None
@@ -398,4 +494,4 @@ def parse_tensor(serialized: bytes, out_type: object = None) -> Tensor:
     if expected is not None and expected is not dtype:
         raise ValueError(f"parse_tensor(): type mismatch between parsed tensor ({dtype.name}) and dtype ({expected.name})")
     content = proto.tensor_content if span is None else view[span[1]:span[2]]
-    return _decode(proto, content, "parse_tensor")
+    return _decode(proto, content, "parse_tensor", dtype)
