@@ -70,7 +70,7 @@ def environment(overhead_ns: float) -> dict[str, object]:
         "load average": load,
         "numpy": f"{np.__version__} (BLAS: {_numpy_blas()})",
         **_torch_info(),
-        "ember": f"{ember.__version__} ({ember.get_num_threads()} threads for its own parallel loops: graph mode's fused programs)",
+        "ember": f"{ember.__version__} ({ember.get_num_threads()} threads for its own parallel loops: graph mode's fused programs, large reductions)",
         "thread env": ", ".join(f"{v}={os.environ.get(v, 'unset')}" for v in THREAD_ENV_VARS),
         "transparent huge pages": f"enabled={_thp('enabled')}, defrag={_thp('defrag')}",
         "timer": f"perf_counter_ns, empty-call overhead {format_ns(overhead_ns)}/call (included in every figure)",

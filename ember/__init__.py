@@ -10,25 +10,10 @@ write-ups describe: dumb storages, strided views, allocators, zero-copy borders.
 True
 """
 
-from . import (
-    array_api,
-    autograd,
-    backends,
-    cuda,
-    distributed,
-    distributions,
-    fft,
-    graph,
-    io,
-    linalg,
-    memory,
-    nn,
-    ops,
-    optim,
-    sparse,
-    special,
-    utils,
-)
+import importlib as _importlib
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
+from . import autograd, backends, cuda, fft, linalg, memory, ops, special
 from ._core.allocator import empty_cache, memory_stats, reset_peak_memory_stats
 from ._core.device import Device, device
 from ._core.dtype import (
@@ -104,67 +89,80 @@ from .backends import (
     set_float32_matmul_precision,
     use_deterministic_algorithms,
 )
-from .dispatch import explain, trace, vm
+from .dispatch import explain, sbp, trace, vm
 from .dispatch.grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
-from .distributed import tensor as _global
-from .graph import (  # graph mode: TensorFlow 1's names
-    CompiledFunction as CompiledFunction,
-    FailedPreconditionError as FailedPreconditionError,
-    Graph as Graph,
-    GraphTensor as GraphTensor,
-    InteractiveSession as InteractiveSession,
-    Operation as Operation,
-    Session as Session,
-    TensorShape as TensorShape,
-    Variable as Variable,
-    assign as assign,
-    assign_add as assign_add,
-    assign_sub as assign_sub,
-    compile as compile,  # noqa: A004 - ember.compile, as torch.compile
-    constant as constant,
-    control_dependencies as control_dependencies,
-    get_default_graph as get_default_graph,
-    get_default_session as get_default_session,
-    global_variables as global_variables,
-    global_variables_initializer as global_variables_initializer,
-    gradients as gradients,
-    group as group,
-    identity as identity,
-    is_symbolic_tensor as is_symbolic_tensor,
-    name_scope as name_scope,
-    no_op as no_op,
-    optimize as optimize,
-    placeholder as placeholder,
-    placeholder_with_default as placeholder_with_default,
-    reset_default_graph as reset_default_graph,
-    summary as summary,
-    to_dot as to_dot,
-    train as train,
-    trainable_variables as trainable_variables,
-    variables_initializer as variables_initializer,
-    write_graph as write_graph,
-)
-from .interop import dlpack as _dlpack
-from .interop.checkpoint import load, save
-from .interop.dlpack import from_dlpack
 from .kernels import cpu as _cpu_kernels  # noqa: F401 - registers the CPU kernels on the ops
 from .ops.functional import FUNCTIONS as _FUNCTIONS, export_to as _export_to
-from .sparse import (  # TensorFlow 1's sparse names (ember.sparse holds TensorFlow 2's)
-    SparseTensor as SparseTensor,
-    SparseTensorValue as SparseTensorValue,
-    sparse_add as sparse_add,
-    sparse_placeholder as sparse_placeholder,
-    sparse_reduce_max as sparse_reduce_max,
-    sparse_reduce_sum as sparse_reduce_sum,
-    sparse_reorder as sparse_reorder,
-    sparse_retain as sparse_retain,
-    sparse_tensor_dense_matmul as sparse_tensor_dense_matmul,
-    sparse_tensor_to_dense as sparse_tensor_to_dense,
-    sparse_transpose as sparse_transpose,
-)
+
+if _TYPE_CHECKING:  # the parts that load on first use (below), for readers and type checkers
+    from . import array_api, distributed, distributions, graph, io, nn, optim, sparse, utils
+
+# Parts that load on first use (PEP 562 ``__getattr__`` below): ``ember.nn``, ``ember.Graph`` or
+# ``ember.save`` imports its module then, so ``import ember`` pays for tensors, ops, kernels and
+# autograd only. A submodule imported any other way (``import ember.nn``) binds itself as usual.
+_LAZY_PARTS = ("array_api", "distributed", "distributions", "graph", "interop", "io", "nn", "optim", "sparse", "utils")
+# Graph mode's public names: TensorFlow 1's (ember.Graph, ember.Session, ember.placeholder, ...)
+_GRAPH_NAMES = (
+    "CompiledFunction", "FailedPreconditionError", "Graph", "GraphTensor", "InteractiveSession", "Operation",
+    "Session", "TensorShape", "Variable", "assign", "assign_add", "assign_sub", "compile", "constant",
+    "control_dependencies", "get_default_graph", "get_default_session", "global_variables",
+    "global_variables_initializer", "gradients", "group", "identity", "is_symbolic_tensor", "name_scope", "no_op",
+    "optimize", "placeholder", "placeholder_with_default", "reset_default_graph", "summary", "to_dot", "train",
+    "trainable_variables", "variables_initializer", "write_graph",
+)  # fmt: skip
+# TensorFlow 1's sparse names (ember.SparseTensor, ...; ember.sparse holds TensorFlow 2's)
+_SPARSE_NAMES = (
+    "SparseTensor", "SparseTensorValue", "sparse_add", "sparse_placeholder", "sparse_reduce_max", "sparse_reduce_sum",
+    "sparse_reorder", "sparse_retain", "sparse_tensor_dense_matmul", "sparse_tensor_to_dense", "sparse_transpose",
+)  # fmt: skip
+# name -> the part that defines it
+_LAZY_NAMES = {
+    **dict.fromkeys(_GRAPH_NAMES, "graph"),
+    **dict.fromkeys(_SPARSE_NAMES, "sparse"),
+    "load": "interop.checkpoint",
+    "save": "interop.checkpoint",
+    "from_dlpack": "interop.dlpack",
+    "placement": "distributed.tensor",  # OneFlow's names for global tensors: ember.placement, ember.sbp.split(0)
+    "__array_api_version__": "array_api",
+}
+# Tensor methods that parts above the op system add: part -> the names in its TENSOR_METHODS
+_LAZY_METHODS = {
+    "interop.dlpack": ("__dlpack__", "__dlpack_device__"),
+    "distributed.tensor": ("to_global", "to_local"),
+    "array_api": ("__array_namespace__", "to_device"),
+}
+
+
+def __getattr__(name: str):
+    """Load a lazy part, or the part that defines a lazy name, on first use; then bind it here."""
+    part = _LAZY_NAMES.get(name)
+    if part is not None:
+        value = getattr(_importlib.import_module(f"{__name__}.{part}"), name)
+    elif name in _LAZY_PARTS:
+        value = _importlib.import_module(f"{__name__}.{name}")
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY_NAMES, *_LAZY_PARTS})
+
+
+class _LazyTensorMethod:
+    """A Tensor attribute whose part loads on first use; it then puts the real one in its place."""
+
+    def __init__(self, part: str, name: str) -> None:
+        self.part, self.name = part, name
+
+    def __get__(self, obj, cls=None):
+        real = _importlib.import_module(f"{__name__}.{self.part}").TENSOR_METHODS[self.name]
+        setattr(Tensor, self.name, real)
+        return real.__get__(obj, cls) if hasattr(real, "__get__") else real
+
 
 dtype = DType
-__array_api_version__ = array_api.__array_api_version__
 
 
 def _install() -> None:
@@ -173,20 +171,21 @@ def _install() -> None:
     Tensor is defined in ``_core`` with what a tensor *is*; the parts above it add what it can
     *do*: the schema's methods and operators (generated from the op entries), autograd's
     (``backward``, ``register_hook``, ``.data``...), the DLPack producer and the array API
-    entry point. Then the autograd interpreter is made the default, wrapping the eager one.
+    entry point (these three as lazy stand-ins, which load their part on first use). Then the
+    autograd interpreter is made the default, wrapping the eager one.
     """
-    for methods in (ops.TENSOR_METHODS, autograd.TENSOR_METHODS, _dlpack.TENSOR_METHODS, _global.TENSOR_METHODS, array_api.TENSOR_METHODS):
+    for methods in (ops.TENSOR_METHODS, autograd.TENSOR_METHODS):
         for name, method in methods.items():
             setattr(Tensor, name, method)
+    for part, names in _LAZY_METHODS.items():
+        for name in names:
+            setattr(Tensor, name, _LazyTensorMethod(part, name))
     autograd.install()
 
 
 _install()
 
 __version__ = "0.1.0"
-
-placement = _global.placement  # OneFlow's names for global tensors: ember.placement, ember.sbp.split(0)
-sbp = _global.sbp
 
 
 def is_floating_point(input: Tensor) -> bool:  # noqa: A002 - PyTorch's name
@@ -302,7 +301,7 @@ __all__ = [
 ]
 # Graph mode's public names (TensorFlow 1's: ember.Graph, ember.Session, ember.placeholder, ...) and
 # TensorFlow 1's sparse names (ember.SparseTensor, ...; ember.sparse has TensorFlow 2's)
-__all__ += [*graph.__all__, *sparse.__all__, "graph", "sparse"]
+__all__ += [*_GRAPH_NAMES, *_SPARSE_NAMES, "graph", "sparse"]
 __all__ += ["placement", "sbp"]
 __all__ += ["is_anomaly_check_nan_enabled", "is_anomaly_enabled", "set_anomaly_enabled"]
 __all__ += [

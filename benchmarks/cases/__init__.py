@@ -1,28 +1,10 @@
-"""The benchmark cases. Importing a module registers its cases; add a module here to add cases."""
+"""The benchmark cases. Importing a module registers its cases: every module of this package
+whose name does not start with an underscore is imported, in name order (workers start with one)."""
 
-from . import (
-    checkpoint,
-    ddp,
-    distributed,
-    dlpack,
-    fusion,
-    global_ops,
-    global_tensor,
-    graph,
-    interop,
-    memory,
-    multiprocessing,
-    ops,
-    peak_memory,
-    tensor_parallel,
-    tensorproto,
-    tf_checkpoint,
-    tf_compat,
-    training,
-    views,
-)
+import importlib
+import pkgutil
 
-__all__ = [
-    "checkpoint", "ddp", "distributed", "dlpack", "fusion", "global_ops", "global_tensor", "graph", "interop", "memory", "multiprocessing", "ops", "peak_memory",
-    "tensor_parallel", "tensorproto", "tf_checkpoint", "tf_compat", "training", "views",
-]  # fmt: skip
+__all__ = sorted(info.name for info in pkgutil.iter_modules(__path__) if not info.name.startswith("_"))
+
+for _name in __all__:
+    importlib.import_module(f"{__name__}.{_name}")

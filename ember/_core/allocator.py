@@ -22,6 +22,7 @@ import ctypes
 import functools
 import mmap
 import os
+import sys
 import threading
 import weakref
 from collections.abc import Iterator
@@ -101,18 +102,19 @@ class DataPtr:
 
 
 class _ArrayBlock(DataPtr):
-    """A small kernel output from ``CPUAllocator.allocate_array``: a typed NumPy array, whose
+    """A kernel output from ``CPUAllocator.allocate_array``: a typed NumPy array, whose
     memory NumPy frees. Its accounting follows this object, which every ember holder of the
     memory keeps alive (the storage, each tensor's cached view), and costs no weak reference.
-    When a view escapes to the user, a weak reference on the array takes over the accounting,
-    as for every other block, so the bytes count until that view is gone too."""
+    When a view escapes to the user, a weak reference on the memory's owner takes over the
+    accounting, as for every other block, so the bytes count until that view is gone too."""
 
     __slots__ = ("_escaped", "_nbytes", "_stats")
 
     def escape(self) -> None:
         if not self._escaped:
             self._escaped = True
-            ref = _weakref(self.context, _released_small)
+            array = self.context
+            ref = _weakref(array if array.base is None else array.base, _released_small)
             _LIVE[id(ref)] = (ref, self._stats, self._nbytes)
 
     def __del__(self) -> None:
@@ -120,6 +122,35 @@ class _ArrayBlock(DataPtr):
             stats = self._stats
             stats.allocated -= self._nbytes
             stats.num_frees += 1
+
+
+class _KeptBlock(_ArrayBlock):
+    """An aligned output that goes back onto ``_kept`` (its allocator's free list for its shape
+    and dtype) when this object dies and nothing else can see the memory."""
+
+    __slots__ = ("_kept",)
+
+    def __del__(self) -> None:
+        if self._escaped:
+            return
+        stats = self._stats
+        nbytes = self._nbytes
+        stats.allocated -= nbytes
+        stats.num_frees += 1
+        kept = self._kept
+        if kept is None or len(kept) >= _KEEP_PER_SIGNATURE:
+            return
+        self._buffer = None  # this block's own flat view (when made) holds the memory too
+        array = self.context
+        # Kept only when this object held the last reference to the array and the array the
+        # last to its memory: a NumPy view anywhere (an escaped one, a queued kernel's) keeps
+        # the block out of the free list, so no block is ever reused while something sees it.
+        if _getrefcount(array) == _SOLE and _getrefcount(array.base) == _SOLE_BASE:
+            allocator = self.allocator
+            if allocator._kept_bytes + nbytes <= allocator.KEEP_TOTAL:
+                kept.append(array)
+                allocator._kept_bytes += nbytes
+                stats.cached += nbytes
 
 
 EMPTY_DATAPTR = DataPtr(0, _EMPTY_BUFFER, None, None)
@@ -172,6 +203,7 @@ def _released_small(ref: weakref.ref) -> None:
 
 _weakref = weakref.ref
 _new_dataptr = object.__new__
+_getrefcount = sys.getrefcount
 
 
 def _stats_for(device: Device) -> _DeviceStats:
@@ -256,6 +288,28 @@ def _fresh_block(nbytes: int) -> tuple[np.ndarray, int]:
     return raw[skip : skip + nbytes], address + skip
 
 
+def _aligned_array(nbytes: int, shape: tuple, np_dtype: np.dtype) -> np.ndarray:
+    """A new C-contiguous typed array of ``shape`` starting on a 64-byte boundary: NumPy's
+    allocator (malloc) aligns to 16 bytes only, so the block is over-allocated by 63 bytes."""
+    raw = np.empty(nbytes + ALIGNMENT - 1, _U8)
+    address = ctypes.addressof(ctypes.c_char.from_buffer(raw))  # 0.3 us; raw.ctypes.data costs 1 us
+    return np.ndarray(shape, np_dtype, raw, -address % ALIGNMENT)
+
+
+def _sole_references() -> tuple[int, int]:
+    """What ``sys.getrefcount`` says in ``_ArrayBlock.__del__``'s check of an array and of the
+    memory under it when only the block holds them (an attribute, a local, the argument),
+    measured here the same way, so the check follows the interpreter's own counting."""
+    holder = _new_dataptr(DataPtr)
+    holder.context = _aligned_array(4, (1,), np.dtype(np.float32))
+    array = holder.context
+    return _getrefcount(array), _getrefcount(array.base)
+
+
+_SOLE, _SOLE_BASE = _sole_references()
+_KEEP_PER_SIGNATURE = 4
+
+
 class Allocator:
     """The allocator contract: ``allocate(nbytes) -> DataPtr`` and the matching ``free``.
 
@@ -294,12 +348,34 @@ class Allocator:
         return f"{type(self).__name__}(device={str(self.device)!r})"
 
 
+# Every allocator that keeps freed blocks, so that ember.empty_cache() reaches them all.
+_CACHING_INSTANCES: weakref.WeakSet[Allocator] = weakref.WeakSet()
+
+
 class CPUAllocator(Allocator):
-    """The default CPU allocator: 64-byte aligned blocks, freed when their last user dies."""
+    """The default CPU allocator: blocks freed when their last user dies.
+
+    Blocks from ``allocate`` start on 64-byte boundaries, and so do kernel outputs from
+    ``ALIGN_FROM`` bytes on. Smaller outputs are plain NumPy arrays (malloc aligns them to 16
+    bytes): aligning one costs about 0.3 us, more than its kernel gains from it
+    (docs/performance.md has the measurement). Aligned outputs up to ``KEEP_LIMIT`` bytes are
+    kept when freed, a few per (shape, dtype) and ``KEEP_TOTAL`` bytes in all, and handed out
+    again to the next output of that shape and dtype: a loop allocates the same outputs on
+    every step, and reuse pays for the alignment. ``empty_cache()`` releases them.
+    """
+
+    ALIGN_FROM = 16 << 10
+    KEEP_LIMIT = 1 << 20
+    KEEP_PER_SIGNATURE = _KEEP_PER_SIGNATURE
+    KEEP_TOTAL = 8 << 20
+    _KEEP_KEYS = 1024  # shapes with a free list; past it, outputs of new shapes are not kept
 
     def __init__(self, device: Device = CPU) -> None:
         self.device = device
         self._stats = _stats_for(device)
+        self._kept: dict[tuple, list[np.ndarray]] = {}
+        self._kept_bytes = 0
+        _CACHING_INSTANCES.add(self)
 
     def allocate(self, nbytes: int) -> DataPtr:
         if nbytes == 0:
@@ -317,19 +393,41 @@ class CPUAllocator(Allocator):
     def allocate_array(self, nbytes: int, shape: tuple, np_dtype: np.dtype) -> tuple[DataPtr, np.ndarray]:
         if not 0 < nbytes < SMALL_BLOCK:
             return super().allocate_array(nbytes, shape, np_dtype)
-        # Outputs below 32 MiB come straight from NumPy, typed: computing a 64-byte aligned
-        # address costs more than an op on a few hundred elements, and malloc hands a freed
-        # block of the same size back already touched (a fresh mapping faults on every call).
-        try:
-            array = np.empty(shape, np_dtype)
-        except OUT_OF_MEMORY as exc:
-            raise allocation_failed(self, nbytes, exc) from exc
-        stats = self._stats  # on_alloc, inlined: every op's output comes here
-        stats.allocated += nbytes
+        # Outputs below 32 MiB are typed NumPy arrays, freed by NumPy: malloc hands a freed
+        # block of the same size back already touched, where a fresh mapping faults on every call.
+        stats = self._stats
+        if nbytes < self.ALIGN_FROM:
+            try:
+                array = np.empty(shape, np_dtype)
+            except OUT_OF_MEMORY as exc:
+                raise allocation_failed(self, nbytes, exc) from exc
+            data = _new_dataptr(_ArrayBlock)
+        else:
+            array = kept = None
+            if nbytes <= self.KEEP_LIMIT:
+                key = (shape, np_dtype)
+                kept = self._kept.get(key)
+                if kept:
+                    try:
+                        array = kept.pop()
+                    except IndexError:  # another thread took the last one
+                        pass
+                    else:
+                        self._kept_bytes -= nbytes
+                        stats.cached -= nbytes
+                elif kept is None and len(self._kept) < self._KEEP_KEYS:
+                    kept = self._kept[key] = []
+            if array is None:
+                try:
+                    array = _aligned_array(nbytes, shape, np_dtype)
+                except OUT_OF_MEMORY as exc:
+                    raise allocation_failed(self, nbytes, exc) from exc
+            data = _new_dataptr(_KeptBlock)
+            data._kept = kept
+        stats.allocated += nbytes  # on_alloc, inlined: every op's output comes here
         stats.num_allocs += 1
         if stats.allocated > stats.peak:
             stats.peak = stats.allocated
-        data = _new_dataptr(_ArrayBlock)
         data._address = data._buffer = None
         data.context = array
         data.allocator = self
@@ -342,9 +440,17 @@ class CPUAllocator(Allocator):
         # The memory itself went back to NumPy / the kernel with its owner; count it.
         self._stats.on_free(nbytes)
 
-
-# Every caching allocator alive, so that ember.empty_cache() reaches them all.
-_CACHING_INSTANCES: weakref.WeakSet[CachingAllocator] = weakref.WeakSet()
+    def empty_cache(self) -> None:
+        """Release the kept outputs to the system (the free lists stay, empty)."""
+        released = 0
+        for kept in list(self._kept.values()):
+            while kept:
+                try:
+                    released += kept.pop().nbytes
+                except IndexError:
+                    break
+        self._kept_bytes -= released
+        self._stats.cached -= released
 
 
 def _size_class(nbytes: int) -> int:

@@ -15,7 +15,7 @@ from ..dispatch.interpreter import Interpreter
 from ..dispatch.opexpr import OpExpr
 from . import inplace_views as _views
 from .anomaly_mode import STATE as _ANOMALY, record_forward_stack
-from .nodes import _ACCUMULATORS, WRITE_SITES, OpNode, TensorMap, accumulate_grad_node, save_tensor
+from .nodes import _ACCUMULATORS, _SEQUENCE, WRITE_SITES, OpNode, TensorMap, accumulate_grad_node, save_tensor
 
 __all__ = ["AutogradInterpreter"]
 
@@ -42,6 +42,16 @@ class AutogradInterpreter(Interpreter):
     def __init__(self, inner: Interpreter) -> None:
         self.inner = inner
 
+    @property
+    def inner(self) -> Interpreter:
+        """The interpreter that runs the ops (eager, or a distributed one around it)."""
+        return self._inner
+
+    @inner.setter
+    def inner(self, interpreter: Interpreter) -> None:
+        self._inner = interpreter
+        self._inner_apply = interpreter.apply  # bound once: every op that records nothing goes through it
+
     def apply(self, op: OpExpr, inputs: tuple, attrs: dict, outputs: tuple | None = None) -> tuple:
         for t in inputs:
             if t._requires_grad and _state.enabled:
@@ -51,7 +61,7 @@ class AutogradInterpreter(Interpreter):
             for out in outputs:
                 if out.grad_fn is not None:  # fill_/zero_ on a tensor with history: its new value has none
                     return self._record(op, inputs, attrs, outputs)
-        return self.inner.apply(op, inputs, attrs, outputs)
+        return self._inner_apply(op, inputs, attrs, outputs)
 
     def _record(self, op: OpExpr, inputs: tuple, attrs: dict, outputs: tuple | None) -> tuple:
         # an in-place write into a differentiable view is recorded on the view's base (CopySlices)
@@ -76,21 +86,25 @@ class AutogradInterpreter(Interpreter):
         saves = derivative.saves
         saved_inputs = None
         keep = derivative.keep_inputs
+        n = len(inputs)
         if saves == "inputs" or saves == "both":
             if keep is not None:  # only the inputs the formula reads: writes into the others stay allowed
                 saved_inputs = _save_some(inputs, keep, outputs)
-            elif outputs is None:
-                saved_inputs = tuple([(t, t._storage._version) for t in inputs])  # graph.save_tensor, inlined
+            elif outputs is None:  # graph.save_tensor, inlined; the common binary op without a list
+                if n == 2:
+                    a, b = inputs
+                    saved_inputs = ((a, a._storage._version), (b, b._storage._version))
+                else:
+                    saved_inputs = tuple([(t, t._storage._version) for t in inputs])
             else:  # an in-place op overwrites its input: save the old value, not the new
                 saved_inputs = tuple([_save_input(t, outputs) for t in inputs])
             for item in saved_inputs:
                 if item is not None:
                     item[0]._storage._watched = True  # its in-place writes will note their file:line
-        n = len(inputs)
         input_meta = None  # the node reads it off its saved inputs when asked
-        if n == 2:  # the common binary op, without building lists
+        if n == 2:  # the common binary op, without building lists; an input needing no gradient has no edge
             a, b = inputs
-            next_functions = (_edge(a), _edge(b))
+            next_functions = (_edge(a) if a._requires_grad else _NO_EDGE, _edge(b) if b._requires_grad else _NO_EDGE)
             if saved_inputs is None:
                 input_meta = ((a._shape, a._dtype), (b._shape, b._dtype))
         elif n == 1:
@@ -107,7 +121,7 @@ class AutogradInterpreter(Interpreter):
         previous = _state.enabled
         _state.enabled = False
         try:
-            results = self.inner.apply(op, inputs, attrs, outputs)
+            results = self._inner_apply(op, inputs, attrs, outputs)
         finally:
             _state.enabled = previous
         saved_outputs = None
@@ -121,7 +135,16 @@ class AutogradInterpreter(Interpreter):
                 if item is not None:
                     item[0]._storage._watched = True
         output_meta = ((results[0]._shape, results[0]._dtype),) if len(results) == 1 else tuple([(t._shape, t._dtype) for t in results])
-        node = OpNode(op, attrs, next_functions, saved_inputs, saved_outputs, input_meta, output_meta)
+        node = _new_node(OpNode)  # OpNode.__init__, inlined: one is made for every recorded op
+        node.next_functions = next_functions
+        node.sequence_nr = next(_SEQUENCE)
+        node._pre_hooks = node._post_hooks = ()
+        node.op = op
+        node.attrs = attrs
+        node.saved_inputs = saved_inputs
+        node.saved_outputs = saved_outputs
+        node._input_meta = input_meta
+        node.output_meta = output_meta
         if _ANOMALY[0]:
             record_forward_stack(node)
         if target is not None:
@@ -156,6 +179,8 @@ class AutogradInterpreter(Interpreter):
 
 
 _ACCUMULATOR_ITEMS = _ACCUMULATORS._items  # id(leaf) -> (weakref to it, its AccumulateGrad)
+_NO_EDGE = (None, 0)  # the edge of an input that needs no gradient
+_new_node = object.__new__
 
 
 def _edge(t) -> tuple:

@@ -37,6 +37,7 @@ __all__ = [
 ]  # fmt: skip
 
 NO_ATTRS: dict = {}
+_LONG_ROAD = vm.LONG_ROAD
 
 
 class Interpreter:
@@ -150,6 +151,14 @@ class EagerLocalInterpreter(Interpreter):
 
     def __init__(self) -> None:
         self._cache: dict = {}
+        # The decision per signature for the common road (one fresh output, a kernel, no view):
+        # same key as the inference cache, value (spec, device, elementwise, strided).
+        self._plans: dict = {}
+
+    def clear_caches(self) -> None:
+        """Forget every inferred signature (the default dtype changed, say)."""
+        self._cache.clear()
+        self._plans.clear()
 
     def infer(self, op: OpExpr, inputs: tuple, attrs: dict) -> tuple[OutputSpec, ...]:
         """The op's inference rule, cached per (op, input shapes and dtypes, attributes)."""
@@ -189,8 +198,44 @@ class EagerLocalInterpreter(Interpreter):
 
     def apply(self, op: OpExpr, inputs: tuple, attrs: dict, outputs: tuple | None = None) -> tuple:
         # This is every eager op's road, so it is written flat: each call saved is ~60 ns.
-        # 1. one device for all inputs (a one-input view has nothing to compare)
+        # 0. the short road: a signature seen before, with its decision cached (_plan)
         n = len(inputs)
+        if outputs is None and (n == 2 or n == 1) and (not attrs or op.attr_key is not None):
+            a = inputs[0]
+            if n == 2:
+                b = inputs[1]
+                key = (op, a._shape, a._dtype, b._shape, b._dtype)
+            else:
+                b = a
+                key = (op, a._shape, a._dtype)
+            try:
+                plan = self._plans.get(key if not attrs else (key, op.attr_key(attrs)))
+            except TypeError:  # an unhashable attribute key: the rule runs every time, below
+                plan = None
+            if plan is not None:
+                spec, device, elementwise, strided = plan
+                storage_a, storage_b = a._storage, b._storage
+                if storage_a._device is device and storage_b._device is device:
+                    if elementwise and (a._stride != spec.stride or a._shape != spec.shape):
+                        out = _output_like_inputs(spec, inputs, device)
+                    else:
+                        out = new_output(spec, device)
+                    data = storage_a._data
+                    x = a._np if a._np_src is data and data is not None else a._numpy_view()
+                    if n == 2:
+                        data = storage_b._data
+                        ins = (x, b._np if b._np_src is data and data is not None else b._numpy_view())
+                    else:
+                        ins = (x,)
+                    if not strided:
+                        ins = tuple([x if x.flags.c_contiguous else np.ascontiguousarray(x) for x in ins])
+                    kernel = op.kernels[device._type]
+                    if _LONG_ROAD[0]:
+                        (vm._mode.streams.get(device) or vm.stream_for(device)).launch(op, kernel, (out._np,), ins, attrs)
+                    else:
+                        kernel((out._np,), ins, attrs)
+                    return (out,)
+        # 1. one device for all inputs (a one-input view has nothing to compare)
         if n == 1 and op.view is not None:
             return op.view(attrs, inputs[0])
         if n:
@@ -264,6 +309,8 @@ class EagerLocalInterpreter(Interpreter):
         kernel = op.kernels.get(device_type)
         if kernel is None:
             raise NotImplementedError(f"{op.name}: no kernel for device type '{device_type}' (registered: {sorted(op.kernels) or 'none'})")
+        if written is None and (n == 2 or n == 1) and len(specs) == 1 and outputs[0]._np is not None:
+            _plan(self, op, inputs, attrs, specs[0], device)
         # 4. NumPy views for the kernel (cached on each tensor), contiguous where the kernel needs it
         if n == 2:
             a, b = inputs
@@ -284,12 +331,31 @@ class EagerLocalInterpreter(Interpreter):
             outs = (fresh._np if fresh._np is not None else fresh._numpy_view(),)  # made with its view
         else:
             outs = tuple([t._numpy_view() for t in outputs])
-        # 5. an instruction on the device's stream
-        stream = vm._mode.streams.get(device) or vm.stream_for(device)
-        stream.launch(op, kernel, outs, ins, attrs)
+        # 5. an instruction on the device's stream: a plain call while every stream is synchronous
+        if _LONG_ROAD[0]:
+            (vm._mode.streams.get(device) or vm.stream_for(device)).launch(op, kernel, outs, ins, attrs)
+        else:
+            kernel(outs, ins, attrs)
         if written is not None:
             _bump_versions(written)  # after the launch: a kernel that raised wrote nothing
         return outputs
+
+
+def _plan(interp: EagerLocalInterpreter, op: OpExpr, inputs: tuple, attrs: dict, spec: OutputSpec, device: Device) -> None:
+    """Cache the decision for this signature, when its inference may be cached at all (its
+    attributes are none, or keyed by the op's ``attr_key``) and its output is a plain array."""
+    if attrs and op.attr_key is None:
+        return
+    a = inputs[0]
+    key = (op, a._shape, a._dtype) if len(inputs) == 1 else (op, a._shape, a._dtype, inputs[1]._shape, inputs[1]._dtype)
+    try:
+        key = key if not attrs else (key, op.attr_key(attrs))
+        plans = interp._plans
+        if len(plans) >= _INFER_CACHE_LIMIT:
+            plans.clear()
+        plans[key] = (spec, device, op.elementwise, op.strided)
+    except TypeError:  # an unhashable attribute key: nothing to cache
+        pass
 
 
 def _device_mismatch(first: Device, other: Device, position: int) -> None:
@@ -384,7 +450,7 @@ def _bump_versions(outputs: tuple | None) -> None:
 
 EAGER = EagerLocalInterpreter()
 # Inferred dtypes depend on the default dtype (int -> float ops): a change empties the cache.
-_dt.DEFAULT_DTYPE_LISTENERS.append(EAGER._cache.clear)
+_dt.DEFAULT_DTYPE_LISTENERS.append(EAGER.clear_caches)
 
 
 _DEFAULT: list[Interpreter] = [EAGER]  # what a thread dispatches to outside any scope

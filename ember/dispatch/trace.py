@@ -254,7 +254,8 @@ def _record() -> Iterator[Trace]:
     previous = sys.getprofile()
     sys.setprofile(recorder)
     try:
-        yield result
+        with _vm.long_road():  # every launch through its stream, where the recorder sees it
+            yield result
     finally:
         sys.setprofile(previous)
 

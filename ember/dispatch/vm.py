@@ -151,6 +151,22 @@ class _StreamMode(threading.local):
 
 _mode = _StreamMode()
 
+# Why kernels cannot be called straight from the eager interpreter now: one count per open
+# ``asynchronous()`` block (on any thread) and per open ``ember.trace()`` (which watches the
+# launch). At 0 every thread's CPU stream is the synchronous one, whose launch is a call, so
+# the interpreter skips the stream lookup and the launch frame.
+LONG_ROAD = [0]
+
+
+@contextlib.contextmanager
+def long_road() -> Iterator[None]:
+    """Route every launch through its stream inside the block (a tracer watches launches)."""
+    LONG_ROAD[0] += 1
+    try:
+        yield
+    finally:
+        LONG_ROAD[0] -= 1
+
 
 def stream_for(device: Device) -> Stream:
     """The stream that kernels for ``device`` are launched on, on this thread now."""
@@ -176,9 +192,11 @@ def asynchronous() -> Iterator[None]:
     previous_streams, previous_wait = _mode.streams, sync_point.wait
     _mode.streams = {}
     sync_point.wait = synchronize
+    LONG_ROAD[0] += 1
     try:
         yield
     finally:
+        LONG_ROAD[0] -= 1
         streams = _mode.streams
         _mode.streams, sync_point.wait = previous_streams, previous_wait
         error = None

@@ -5,22 +5,24 @@ For every schema entry this writes the Python source of one function with the re
 selection, and a call to the entry's functor. All of it is one compiled module whose text is
 registered with ``linecache`` under ``<ember.ops.functional>``: tracebacks show the generated
 lines, and ``inspect.getsource(ember.add)`` prints them. ``generated_source()`` returns the
-whole text.
+whole text. The compiled module is kept in a file cache (:mod:`ember.ops.codegen_cache`), keyed
+by the entries and this generator's own source, so an unchanged schema is not compiled again.
 """
 
 from __future__ import annotations
 
 import linecache
 from dataclasses import dataclass, field, replace
+from types import CodeType
 
 from .._core.dtype import DType
 from .._core.shape import all_int64
 from .._core.tensor import Tensor
 from ..dispatch.interpreter import GENERATED_FILENAME
-from . import args as _args
+from . import args as _args, codegen_cache, schema as _schema
 from .schema import OpEntry, Param, SchemaError, Signature, Type
 
-__all__ = ["FILENAME", "Generated", "build", "generated_source"]
+__all__ = ["FILENAME", "Generated", "build", "generate_source", "generated_source"]
 
 FILENAME = GENERATED_FILENAME  # entry_name() finds the public function on the stack by it
 
@@ -70,6 +72,7 @@ KEYWORD_SPELLINGS = {"axis": "dim", "keepdims": "keepdim"}
 
 _OUT = Param(Type("Tensor", None, True), "out", "None", True)
 _MISSING = object()
+_USER_CACHE = "<the user's cache directory>"  # build()'s default, resolved at each call
 
 
 @dataclass
@@ -227,8 +230,13 @@ def _awaited_by_spelling(union: list[tuple[Param, object]], spelled: set[str], v
     return awaited
 
 
+def _signatures(entry: OpEntry) -> list[Signature]:
+    """The entry's overloads as the generated function takes them (``out=`` added where it has one)."""
+    return [(_with_out(s) if entry.out else s) for s in entry.signatures]
+
+
 def _function_source(entry: OpEntry, index_base: int) -> tuple[str, list[Signature]]:
-    sigs = [(_with_out(s) if entry.out else s) for s in entry.signatures]
+    sigs = _signatures(entry)
     union = _union_params(entry, sigs)
     varargs = vararg_param(sigs)
     names = {p.name for p, _ in union}
@@ -375,8 +383,14 @@ def _inplace_source(entry: OpEntry, sigs: list[Signature]) -> str:
     return f"def {entry.inplace}({', '.join(params)}):\n    {doc}\n    return {entry.python_name}({call}, {tail})"
 
 
-def build(entries: tuple[OpEntry, ...], functors: dict) -> Generated:
-    """Generate and compile the functional API for ``entries``."""
+def build(entries: tuple[OpEntry, ...], functors: dict, cache: str | None = _USER_CACHE) -> Generated:
+    """Generate and compile the functional API for ``entries``.
+
+    The compiled module is read from, or written to, the file cache in directory ``cache``
+    (:mod:`ember.ops.codegen_cache`; the user's cache directory by default, None for none).
+    """
+    if cache is _USER_CACHE:
+        cache = codegen_cache.cache_dir()
     namespace: dict = {
         "_e_Tensor": Tensor,
         "_e_DType": DType,
@@ -391,28 +405,18 @@ def build(entries: tuple[OpEntry, ...], functors: dict) -> Generated:
         "_e_all_int64": all_int64,
         "__name__": "ember.ops.functional",
     }
-    chunks: list[str] = []
     index = 0
     for entry in entries:
-        source, sigs = _function_source(entry, index)
+        sigs = _signatures(entry)
         for i, sig in enumerate(sigs):
             if sig.functor not in functors:
                 raise SchemaError(f"{entry.name}: no functor registered as {sig.functor!r}")
             namespace[f"_e_F{index + i}"] = functors[sig.functor]
         namespace[f"_e_SIGS{index}"] = sigs
         index += len(sigs)
-        chunks.append(source)
-        if entry.inplace:
-            chunks.append(_inplace_source(entry, sigs))
-        for dunder in entry.operators:
-            kind = OPERATOR_KINDS.get(dunder)
-            if kind is None:
-                raise SchemaError(f"{entry.name}: {dunder!r} is not an operator ember binds (known: {', '.join(OPERATOR_KINDS)})")
-            if kind != "direct":
-                chunks.append(_operator_source(dunder, kind, entry, _direct_calls(sigs, index - len(sigs))))
-    source = "\n\n\n".join(chunks) + "\n"
+    source, code = _compiled(entries, cache)
     linecache.cache[FILENAME] = (len(source), None, source.splitlines(keepends=True), FILENAME)
-    exec(compile(source, FILENAME, "exec"), namespace)
+    exec(code, namespace)
     generated = Generated(source=source)
     for entry in entries:
         fn = namespace[entry.python_name]
@@ -426,6 +430,41 @@ def build(entries: tuple[OpEntry, ...], functors: dict) -> Generated:
     global _SOURCE
     _SOURCE = source
     return generated
+
+
+def _compiled(entries: tuple[OpEntry, ...], cache: str | None) -> tuple[str, CodeType]:
+    """The module's text and code: from the file cache when it holds them, else written and compiled
+    here (and stored, when ``cache`` is a directory that can be written)."""
+    # The files whose code writes the text: a change to either gives another cache key.
+    key = None if cache is None else codegen_cache.cache_key(entries, (__file__, _schema.__file__), FILENAME)
+    if key is not None:
+        hit = codegen_cache.load(cache, key)
+        if hit is not None:
+            return hit
+    source = generate_source(entries)
+    code = compile(source, FILENAME, "exec")
+    if key is not None:
+        codegen_cache.store(cache, key, source, code)
+    return source, code
+
+
+def generate_source(entries: tuple[OpEntry, ...]) -> str:
+    """The text of the functional API for ``entries``: every function, in-place variant and operator."""
+    chunks: list[str] = []
+    index = 0
+    for entry in entries:
+        source, sigs = _function_source(entry, index)
+        index += len(sigs)
+        chunks.append(source)
+        if entry.inplace:
+            chunks.append(_inplace_source(entry, sigs))
+        for dunder in entry.operators:
+            kind = OPERATOR_KINDS.get(dunder)
+            if kind is None:
+                raise SchemaError(f"{entry.name}: {dunder!r} is not an operator ember binds (known: {', '.join(OPERATOR_KINDS)})")
+            if kind != "direct":
+                chunks.append(_operator_source(dunder, kind, entry, _direct_calls(sigs, index - len(sigs))))
+    return "\n\n\n".join(chunks) + "\n"
 
 
 def _bind_methods(entry: OpEntry, namespace: dict, generated: Generated) -> None:

@@ -264,6 +264,13 @@ class OpEntry:
     tf: str | tuple[tuple[str, str], ...] | None = None
     doc: str = ""
     family: str = field(default="", compare=False)
+    # The keys it was parsed from, as text: a cheap fingerprint of the whole entry (see fingerprint())
+    declared: str = field(default="", init=False, repr=False, compare=False)
+
+    def fingerprint(self) -> str:
+        """Text that changes whenever any field does: the keys the entry was parsed from (with this
+        module's source, they determine it), or its full repr for an entry made otherwise."""
+        return self.declared or repr(self)
 
     @property
     def namespace(self) -> str:
@@ -338,6 +345,7 @@ def parse_entry(raw: dict, family: str = "") -> OpEntry:
     if isinstance(kwargs.get("tf"), dict):
         kwargs["tf"] = tuple(kwargs["tf"].items())
     entry = OpEntry(raw["name"], tuple(Signature.parse(s) for s in sigs), family=family, **kwargs)
+    object.__setattr__(entry, "declared", f"{family!r}: {raw!r}")  # frozen: set once, here
     if entry.composite and entry.op:
         raise SchemaError(f"schema entry {entry.name!r}: a composite dispatches no primitive of its own ('op')")
     for primitive, _ in entry.tf_types():

@@ -21,18 +21,25 @@ tensor([ 0.9000, -0.9000], requires_grad=True)
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from .._core import dtype as dtypes
 from .._core.tensor import Tensor
-from ..graph.lazy import is_tracing
 from ..ops import functional as F
 from ..ops.foreach import foreach_adam_
 from ._functional import addcdiv_, addcmul_, fused_fits, step_counter
 from .optimizer import Optimizer, _use_no_grad
 
 __all__ = ["Adam"]
+
+
+def is_tracing() -> bool:
+    """Whether ops are being recorded into a graph (inside ``ember.compile``). Graph mode is not
+    imported for the answer: until something has imported it, nothing can be recording."""
+    lazy = sys.modules.get("ember.graph.lazy")
+    return lazy is not None and lazy.is_tracing()
 
 
 class Adam(Optimizer):

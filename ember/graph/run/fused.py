@@ -6,10 +6,14 @@ inputs or earlier steps. The program runs every step's own CPU kernel (the eager
 promotion, casting and edge cases are exactly eager mode's), but never materializes a
 full-size intermediate:
 
-- **Chunked** (outputs larger than one chunk, ~1 MiB): the broadcast output is cut into
-  cache-sized chunks, and the whole chain runs on one chunk before the next. Intermediates
-  live in small scratch buffers (one per live value and dtype, reused in place across steps,
-  chunks and calls), so main memory sees the inputs once and the outputs once. Inputs of any
+- **Chunked** (outputs larger than one chunk): the broadcast output is cut into cache-sized
+  chunks, and the whole chain runs on one chunk before the next. Intermediates live in small
+  scratch buffers (one per live value and dtype, reused in place across steps, chunks and
+  calls), so main memory sees the inputs once and the outputs once. A chunk's scratch buffers
+  together fill the core's L2 (its size read from the OS: ``_core/caches.py``), but a chunk
+  has at least 64K elements, as each costs a few microseconds of Python. With ``threads`` > 1
+  the chunks are dealt out in contiguous runs on ember's pool (``_core/threads.py``), each
+  run with a scratch of its own. Inputs of any
   strides and broadcast shapes are read through strided views; dimensions that every operand
   walks alike are merged first (NumPy's iterator does the same), so a bias of shape (200,)
   against (64, 200) chunks along rows and a contiguous chain chunks along one flat axis.
@@ -49,25 +53,39 @@ rows: NumPy's ``maximum`` against a 0-d zero has no SIMD loop).
 from __future__ import annotations
 
 import math
-import os
+import threading
 from collections.abc import Sequence
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..._core.allocator import HUGE_PAGE_THRESHOLD, get_allocator
+from ..._core.caches import cache_sizes
+from ..._core.threads import parallel_map
 from ...ops import functional as F
 from ..elementwise import is_elementwise
 
-__all__ = ["CHUNK_BYTES", "FusedProgram"]
+__all__ = ["MIN_CHUNK_ELEMS", "FusedProgram", "default_chunk_elems"]
 
-# The scratch buffer of one value in one chunk: 1 MiB (256K float32). Measured on 16M float32
-# chains: 16K float32 per chunk ~1.5x slower (per-chunk Python overhead), 64K ~1.2x, 256K (this) to 1M alike.
-CHUNK_BYTES = 1 << 20
+# A chunk's temporaries (its scratch buffers) fill the core's L2 at most, but a chunk is never
+# under 64K elements: each chunk costs ~4-7 us of Python (views, one kernel call per step).
+# Measured (16M float32 relu(a*b+c)*0.5, 1 thread, CPU time, 512 KiB L2): 16K float32 per chunk
+# 2.60x a one-pass np.add, 32K 2.37x, 64K 2.32x, 128K (the L2) 2.14x, 256K-512K 2.24x.
+MIN_CHUNK_ELEMS = 1 << 16
 _PLAN_CACHE_LIMIT = 16
 
 # ---------------------------------------------------------------------------------------
 # kernels
+
+
+def default_chunk_elems(itemsize: int, buffers: int) -> int:
+    """Elements per chunk when ``buffers`` scratch buffers of ``itemsize`` bytes each are live
+    in a chunk: together they fill the L2 (read from the OS), never under MIN_CHUNK_ELEMS.
+
+    >>> default_chunk_elems(4, 1) >= MIN_CHUNK_ELEMS
+    True
+    """
+    return max(MIN_CHUNK_ELEMS, cache_sizes()[2] // (max(1, buffers) * max(1, itemsize)))
 
 
 def _contiguous_inputs(kernel):
@@ -180,20 +198,6 @@ def _compile(plan: list):
     return env["run"]
 
 
-_EXECUTOR = None
-_EXECUTOR_PID = None
-
-
-def _executor():
-    global _EXECUTOR, _EXECUTOR_PID
-    if _EXECUTOR is None or os.getpid() != _EXECUTOR_PID:  # a forked child has the object but not its threads
-        from concurrent.futures import ThreadPoolExecutor  # on first threaded call: importing it costs `import ember` ~10 ms
-
-        _EXECUTOR = ThreadPoolExecutor(max_workers=max(1, (os.cpu_count() or 2) - 1), thread_name_prefix="ember-fused")
-        _EXECUTOR_PID = os.getpid()
-    return _EXECUTOR
-
-
 def _slot_allocator(keys: list):
     """A pool of buffers by key: take(key) reuses a released buffer (the last released
     first: still in cache) or makes a new one; keys[i] is buffer i's key."""
@@ -232,7 +236,7 @@ class FusedProgram:
     """
 
     def __init__(
-        self, steps: Sequence, inputs: Sequence, outputs: Sequence[int], *, chunk_bytes: int = CHUNK_BYTES, threads: int = 1
+        self, steps: Sequence, inputs: Sequence, outputs: Sequence[int], *, chunk_bytes: int | None = None, threads: int = 1
     ) -> None:
         self.input_specs = [(tuple(int(d) for d in shape), dtype) for shape, dtype in inputs]
         n_in = len(self.input_specs)
@@ -295,7 +299,8 @@ class FusedProgram:
         out_index = {n_in + o: k for k, o in enumerate(outputs)}
 
         itemsize = max(specs[v][1].numpy_dtype.itemsize for v in range(len(specs)) if v < n_in or v - n_in in live)
-        self.chunk_elems = max(1, chunk_bytes // max(itemsize, 1))
+        # (from the caches: sized for one scratch buffer now, refined below once their count is known)
+        self.chunk_elems = default_chunk_elems(itemsize, 1) if chunk_bytes is None else max(1, chunk_bytes // max(itemsize, 1))
         size = math.prod(self.shape)
         chunked = size > self.chunk_elems
         # steps of the full shape run chunked; smaller ones (and everything, when small) whole
@@ -327,6 +332,8 @@ class FusedProgram:
         chunk_frame = {v: p for p, v in enumerate(operands)}
         chunk_keys: list = []
         self._main = self._schedule(main, parsed, specs, n_in, out_index, last_use, chunk_frame, len(operands), chunk_keys, False)
+        if chunk_bytes is None and chunk_keys:
+            self.chunk_elems = default_chunk_elems(itemsize, len(chunk_keys))  # only smaller: a chunked program stays chunked
         self._run_pre = _compile(self._pre)
         self._run_main = _compile(self._main)
         self._out_alloc = [(shape, dt, math.prod(shape) * dt.itemsize < HUGE_PAGE_THRESHOLD) for shape, dt in self._out_np]
@@ -429,25 +436,27 @@ class FusedProgram:
             for a, s, w in zip(arrays, plan.strides, self._operand_writes, strict=True)
         ]
         chunks = plan.chunks
-        workers = min(self.threads, len(chunks))
-        if workers <= 1:
+        if min(self.threads, len(chunks)) <= 1:
             self._run_chunk_range(views, chunks, scratch)
             return
-        # more threads: contiguous runs of chunks, each with its own scratch (NumPy's loops drop the GIL)
-        bounds = [len(chunks) * w // workers for w in range(workers + 1)]
+        # more threads: contiguous runs of chunks on ember's pool, each run with a scratch of its
+        # own from the program's pool, reused across calls (NumPy's loops release the GIL)
+        caller = threading.get_ident()  # the calling thread takes the first run, with the call's scratch
+
+        def run(chunk_run: list) -> list:
+            if threading.get_ident() == caller:
+                self._run_chunk_range(views, chunk_run, scratch)
+                return []
+            return self._run_pooled(views, chunk_run)
+
+        parallel_map(run, chunks, threads=self.threads)
+
+    def _run_pooled(self, views: list, chunks: list) -> list:
         pool = self._pool
-        extra = [pool.pop() if pool else self._new_scratch() for _ in range(workers - 1)]
-        executor = _executor()
-        futures = [
-            executor.submit(self._run_chunk_range, views, chunks[bounds[w + 1] : bounds[w + 2]], extra[w])
-            for w in range(workers - 1)
-        ]
-        try:
-            self._run_chunk_range(views, chunks[: bounds[1]], scratch)
-        finally:
-            for f in futures:
-                f.result()  # waits; re-raises a worker's error
-        pool.extend(extra)
+        scratch = pool.pop() if pool else self._new_scratch()  # list.pop/append: atomic under the GIL
+        self._run_chunk_range(views, chunks, scratch)
+        pool.append(scratch)  # (a kernel that raised leaves its scratch to the garbage collector)
+        return []
 
     def _run_chunk_range(self, views: list, chunks: list, scratch: _Scratch) -> None:
         run = self._run_main

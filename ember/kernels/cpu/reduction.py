@@ -4,7 +4,9 @@
 ``axis=`` takes it as is. The output's dtype says what to compute in: float16/bfloat16 results
 accumulate in float32 and are written back; bool/integer sums already have an int64 output.
 When a kernel cannot write into ``out`` directly (``out=`` of another dtype, half precision)
-it computes a temporary and copies it in. The sections follow the ops modules of
+it computes a temporary and copies it in. Inputs over ``LEAF`` elements (sum, prod, mean, amax,
+amin) are reduced in blocks on ember's threads, with the same bits on any thread count
+(``reduction_blocks.py``). The sections follow the ops modules of
 ``ember/ops/reduction/`` (sums, extrema, statistics, logical); one module holds them all, as they
 share the accumulation rules above and fit in a few screens.
 """
@@ -19,6 +21,7 @@ from ..._core import dtype as _dt
 from ...dispatch.opexpr import register_kernel
 from .common import F32, HALF, compute_dtype, store
 from .elementwise.factories import quiet
+from .reduction_blocks import LEAF, reduce_in_blocks
 
 _BF16 = _dt.bfloat16.numpy_dtype
 
@@ -37,10 +40,21 @@ def _size(shape: tuple, dims: tuple) -> int:
 # --- sums: sum, prod, mean, cumsum, cumprod ------------------------------------------------
 
 
-def _accumulating(fn):
+def _in_blocks(fn, combine, x: np.ndarray, dims: tuple, out: np.ndarray, acc: np.dtype) -> bool:
+    """A large input reduced in blocks on ember's threads (reduction_blocks.py); False when small."""
+
+    def reduce(block, **kwargs):
+        return fn(as_compute(block, acc), dtype=acc, **kwargs)  # a bfloat16 block converts on its own thread
+
+    return x.size > LEAF and reduce_in_blocks(reduce, combine, x, dims, out, acc)
+
+
+def _accumulating(fn, combine):
     def kernel(outs, ins, attrs):
         out = outs[0]
         acc = compute_dtype(out.dtype)
+        if _in_blocks(fn, combine, ins[0], attrs["dims"], out, acc):
+            return
         x = as_compute(ins[0], acc)
         if out.dtype == acc:
             fn(x, axis=attrs["dims"], dtype=acc, keepdims=attrs["keepdim"], out=out)
@@ -51,8 +65,8 @@ def _accumulating(fn):
 
 
 # quiet: inf + -inf is NaN, not a NumPy warning (PyTorch says nothing)
-register_kernel("sum")(quiet(_accumulating(np.sum)))
-register_kernel("prod")(quiet(_accumulating(np.prod)))
+register_kernel("sum")(quiet(_accumulating(np.sum, np.add)))
+register_kernel("prod")(quiet(_accumulating(np.prod, np.multiply)))
 
 
 @register_kernel("mean")
@@ -61,9 +75,10 @@ def mean(outs, ins, attrs):
     out = outs[0]
     dims = attrs["dims"]
     acc = compute_dtype(out.dtype)
-    x = as_compute(ins[0], acc)
+    x = ins[0]
     target = out if out.dtype == acc else np.empty(out.shape, acc)
-    np.sum(x, axis=dims, dtype=acc, keepdims=attrs["keepdim"], out=target)
+    if not _in_blocks(np.sum, np.add, x, dims, target, acc):
+        np.sum(as_compute(x, acc), axis=dims, dtype=acc, keepdims=attrs["keepdim"], out=target)
     with np.errstate(invalid="ignore", divide="ignore"):
         n = _size(x.shape, dims)  # an empty mean is 0/0: nan
         if target.dtype.kind == "c":  # by a real count: a complex division would turn inf+bj into inf+nanj
@@ -96,10 +111,12 @@ register_kernel("cumprod")(quiet(_scan(np.cumprod)))
 # --- extrema: amax, amin, max/min along a dim, argmax, argmin --------------------------------
 
 
-def _extremum(fn):
+def _extremum(fn, combine):
     def kernel(outs, ins, attrs):
         out, x = outs[0], ins[0]
         with np.errstate(invalid="ignore"):  # NaN propagates, quietly
+            if x.size > LEAF and reduce_in_blocks(fn, combine, x, attrs["dims"], out, x.dtype):
+                return
             if out.dtype == x.dtype:
                 fn(x, axis=attrs["dims"], keepdims=attrs["keepdim"], out=out)
             else:
@@ -108,8 +125,8 @@ def _extremum(fn):
     return kernel
 
 
-register_kernel("amax")(_extremum(np.max))
-register_kernel("amin")(_extremum(np.min))
+register_kernel("amax")(_extremum(np.max, np.maximum))
+register_kernel("amin")(_extremum(np.min, np.minimum))
 
 
 def _dim_extremum(fn, argfn):

@@ -3,8 +3,9 @@
 
 Inputs are (L, N, H_in), or (N, L, H_in) with ``batch_first``, or unbatched (L, H_in), or a
 ``PackedSequence`` (then the output is one too, and each sequence's final state is taken at its own
-last step). The input projection of every time step is one ``linear`` call; only the recurrence runs
-step by step.
+last step). The input projection of every time step is one ``linear`` call; the recurrence of an
+LSTM (without ``proj_size``) or GRU layer is one op (``lstm_layer``/``gru_layer``, ``ember/ops/nn/rnn.py``)
+that loops inside its kernel; RNN, LSTMP and packed batches run it step by step.
 
 >>> import ember.nn as nn
 >>> lstm = nn.LSTM(4, 8, num_layers=2, batch_first=True)
@@ -23,6 +24,7 @@ import warnings
 
 from ..._core.tensor import Tensor
 from ...ops import functional as F
+from ...ops.nn import rnn as rnn_ops
 from .. import init
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
@@ -124,6 +126,16 @@ class RNNBase(Module):
         """One time step; ``x_proj`` is the input already multiplied by weight_ih (plus bias_ih)."""
         raise NotImplementedError
 
+    def _layer(self, x_proj: Tensor, h: Tensor, c: Tensor | None, w_hh, b_hh, w_hr, reverse: bool):
+        """One layer in one direction over the whole sequence: ``(output, h_n, c_n)``. This one
+        dispatches ``_cell`` step by step; LSTM and GRU run the loop in one op instead."""
+        steps = x_proj.size(0)
+        out: list[Tensor | None] = [None] * steps
+        for t in range(steps - 1, -1, -1) if reverse else range(steps):
+            h, c = self._cell(x_proj[t], h, c, w_hh, b_hh, w_hr)
+            out[t] = h
+        return (F.stack(out) if steps else F.zeros(0, *h.size(), dtype=h.dtype)), h, c
+
     def _run(self, input: Tensor, h0: Tensor, c0: Tensor | None):
         directions = 2 if self.bidirectional else 1
         steps = input.size(0)  # size(), not shape: graph mode's unknown sizes keep their formula
@@ -142,11 +154,8 @@ class RNNBase(Module):
 
                 x_proj = F.linear(layer_input, param("weight_ih"), param("bias_ih"))
                 h, c = h0[idx], None if c0 is None else c0[idx]
-                out: list[Tensor | None] = [None] * steps
-                for t in range(steps - 1, -1, -1) if direction == 1 else range(steps):
-                    h, c = self._cell(x_proj[t], h, c, param("weight_hh"), param("bias_hh"), param("weight_hr"))
-                    out[t] = h
-                outputs.append(F.stack(out) if steps else F.zeros(0, *h.size(), dtype=h.dtype))
+                out, h, c = self._layer(x_proj, h, c, param("weight_hh"), param("bias_hh"), param("weight_hr"), direction == 1)
+                outputs.append(out)
                 h_n.append(h)
                 c_n.append(c)
             layer_input = outputs[0] if directions == 1 else F.cat(outputs, dim=2)
@@ -273,6 +282,11 @@ class LSTM(RNNBase):
             h = F.linear(h, w_hr)
         return h, c
 
+    def _layer(self, x_proj, h, c, w_hh, b_hh, w_hr, reverse):
+        if w_hr is not None:  # LSTMP: the projection runs inside each step, outside the fused op
+            return super()._layer(x_proj, h, c, w_hh, b_hh, w_hr, reverse)
+        return rnn_ops.lstm_layer(x_proj, h, c, w_hh, b_hh, reverse)
+
     def forward(self, input: Tensor | PackedSequence, hx: tuple[Tensor, Tensor] | None = None):
         if isinstance(input, PackedSequence):
             return self._forward_packed(input, hx)
@@ -302,3 +316,7 @@ class GRU(RNNBase):
         z = F.sigmoid(xz + hz)
         n = F.tanh(xn + r * hn)
         return (1 - z) * n + z * h, None
+
+    def _layer(self, x_proj, h, c, w_hh, b_hh, w_hr, reverse):
+        out, h_n = rnn_ops.gru_layer(x_proj, h, w_hh, b_hh, reverse)
+        return out, h_n, None

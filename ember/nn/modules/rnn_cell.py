@@ -1,7 +1,8 @@
 """One-step recurrent cells ``RNNCell``, ``LSTMCell``, ``GRUCell``: PyTorch's parameters and semantics.
 
 A cell takes one time step's input (N, H_in) or unbatched (H_in,) and the state, and returns the
-next state; the caller writes the time loop (attention decoders, custom unrolling).
+next state; the caller writes the time loop (attention decoders, custom unrolling). LSTMCell and
+GRUCell run their step as one op (``lstm_cell``/``gru_cell``: ``lstm_layer``/``gru_layer`` over one step).
 
 >>> import ember.nn as nn
 >>> cell = nn.GRUCell(3, 5)
@@ -116,10 +117,7 @@ class LSTMCell(RNNCellBase):
     def forward(self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]:
         states = (None, None) if hx is None else tuple(hx)
         input, (h, c), batched = self._batched(input, states, ("hx[0]", "hx[1]"))
-        gates = F.linear(input, self.weight_ih, self.bias_ih) + F.linear(h, self.weight_hh, self.bias_hh)
-        i, f, g, o = gates.chunk(4, 1)
-        c = F.sigmoid(f) * c + F.sigmoid(i) * F.tanh(g)
-        h = F.sigmoid(o) * F.tanh(c)
+        h, c = F.lstm_cell(input, (h, c), self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
         return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
 
 
@@ -131,9 +129,5 @@ class GRUCell(RNNCellBase):
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         input, (h,), batched = self._batched(input, (hx,), ("hidden",))
-        xr, xz, xn = F.linear(input, self.weight_ih, self.bias_ih).chunk(3, 1)
-        hr, hz, hn = F.linear(h, self.weight_hh, self.bias_hh).chunk(3, 1)
-        r = F.sigmoid(xr + hr)
-        z = F.sigmoid(xz + hz)
-        h = (1 - z) * F.tanh(xn + r * hn) + z * h
+        h = F.gru_cell(input, h, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
         return h if batched else h.squeeze(0)

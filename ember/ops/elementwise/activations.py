@@ -103,9 +103,24 @@ declare(
 unary("gelu", "Gelu", kinds=FLOATING, attrs=("approximate",), check=_check_gelu)
 
 
+# gelu's input gradient in one kernel, for backward without create_graph (the formula below is
+# what double backward differentiates): one dispatch in place of about ten
+_GELU_BACKWARD = OpExpr("gelu_backward", ("grad_output", "input"), ("grad_input",)).tag(sbp=sbp_rules.threshold_backward, elementwise=True)
+_GELU_BACKWARD.differentiable = False  # used only where no graph is recorded (grad mode off)
+_GELU_BACKWARD.attr_key = lambda attrs: None  # the rule reads no attribute
+_GELU_BACKWARD_DTYPES = (_dt.float32, _dt.float64, _dt.float16, _dt.bfloat16)
+
+
+@_GELU_BACKWARD.shape_rule
+def _gelu_backward_infer(attrs, g, x):
+    return ((x._shape, x._dtype),)
+
+
 @unary_grad("gelu")
 def _gelu_grad(ctx, g):
     (x,) = ctx.inputs
+    if not grad_recording() and g._dtype is x._dtype and x._dtype in _GELU_BACKWARD_DTYPES and g._shape == x._shape:
+        return dispatch(_GELU_BACKWARD, (g, x), {"approximate": ctx.attrs["approximate"]})[0]
     F = _F()
     if ctx.attrs["approximate"] == "tanh":
         x2 = x * x

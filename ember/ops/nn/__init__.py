@@ -15,6 +15,7 @@
 - ``attention``: scaled_dot_product_attention
 - ``fold``: nn.functional.unfold (im2col) and nn.functional.fold (col2im)
 - ``shuffle``: pixel_shuffle, pixel_unshuffle
+- ``rnn``: the recurrences of LSTM and GRU, one op per layer and direction (no public entry)
 
 In each, an op reads top to bottom: its schema entry, its functor, its primitive with the
 inference rule, its derivative. The heavy ones are primitives with fused NumPy kernels in the
@@ -29,6 +30,6 @@ with ``has_*`` attributes saying which are present.
 """
 
 # in the order their entries were declared in, which the generated functional API keeps
-from . import softmax, cross_entropy, losses, linear, conv, pooling, norm, dropout, embedding, resample, attention, fold, shuffle  # isort: skip
+from . import softmax, cross_entropy, losses, linear, conv, pooling, norm, dropout, embedding, resample, attention, fold, shuffle, rnn  # isort: skip
 
-__all__ = ["attention", "conv", "cross_entropy", "dropout", "embedding", "fold", "linear", "losses", "norm", "pooling", "resample", "shuffle", "softmax"]
+__all__ = ["attention", "conv", "cross_entropy", "dropout", "embedding", "fold", "linear", "losses", "norm", "pooling", "resample", "rnn", "shuffle", "softmax"]

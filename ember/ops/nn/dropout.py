@@ -12,6 +12,7 @@ from ..._core import dtype as _dt
 from ..._core.generator import default_generator
 from ..._core.tensor import empty_tensor
 from ...dispatch import OpExpr, dispatch
+from ..common import grad_recording
 from ..functor import functor
 from ..schema import schema_family
 
@@ -57,11 +58,27 @@ def _dropout_infer(attrs, x):
     return ((x._shape, x._dtype), (attrs["mask_shape"], _dt.bool_))
 
 
+# the input gradient in one kernel, for backward without create_graph: one dispatch in place of
+# two products, the first of them promoting the bool mask (the formula is what double backward
+# differentiates)
+_DROPOUT_BACKWARD = OpExpr("dropout_backward", ("grad_output", "mask"), ("grad_input",))
+_DROPOUT_BACKWARD.differentiable = False  # used only where no graph is recorded (grad mode off)
+_DROPOUT_BACKWARD.attr_key = lambda attrs: None  # the rule reads no attribute
+
+
+@_DROPOUT_BACKWARD.shape_rule
+def _dropout_backward_infer(attrs, g, mask):
+    return ((g._shape, g._dtype),)
+
+
 @_DROPOUT.grad_rule(saves=("mask",))  # the mask only: dropout(inplace=True) may be written over
 def _dropout_grad(ctx, g, _g_mask=None):
     _, mask = ctx.outputs
     p = ctx.attrs["p"]
-    return (g * mask * (0.0 if p >= 1 else 1 / (1 - p)),)
+    scale = 0.0 if p >= 1 else 1 / (1 - p)
+    if not grad_recording() and g._dtype.is_floating_point and (g._shape, g._dtype) == tuple(ctx.input_meta[0]):
+        return (dispatch(_DROPOUT_BACKWARD, (g, mask), {"scale": scale})[0],)
+    return (g * mask * scale,)
 
 
 def _feature_dropout_functor(nd: int):

@@ -16,7 +16,7 @@ import math
 from ..._core.shape import wrap_dim
 from ...dispatch import OpExpr, dispatch
 from .. import sbp_rules
-from ..common import functional as _F
+from ..common import functional as _F, grad_recording
 from ..functor import functor
 from ..schema import schema_family
 from ._common import _as_dtype, _check_floating
@@ -65,10 +65,25 @@ def softmax(input, dim, _stacklevel, dtype):
 _SOFTMAX = _softmax_op("softmax").tag(row_wise="features", sbp=sbp_rules.nn.softmax)
 
 
+# softmax's input gradient in one kernel, for backward without create_graph: one dispatch in
+# place of four (the formula below is what double backward and global tensors differentiate)
+_SOFTMAX_BACKWARD = OpExpr("softmax_backward", ("grad_output", "output"), ("grad_input",))
+_SOFTMAX_BACKWARD.differentiable = False  # used only where no graph is recorded (grad mode off)
+_SOFTMAX_BACKWARD.attr_key = lambda attrs: None  # the rule reads no attribute
+
+
+@_SOFTMAX_BACKWARD.shape_rule
+def _softmax_backward_infer(attrs, g, y):
+    return ((y._shape, y._dtype),)
+
+
 @_SOFTMAX.grad_rule(saves="outputs")
 def _softmax_grad(ctx, g):
     (y,) = ctx.outputs
     dim = ctx.attrs["dim"]
+    fast = not grad_recording() and not y.is_global and y.ndim and g._dtype is y._dtype and g._shape == y._shape
+    if fast and y._dtype is ctx.input_meta[0][1]:
+        return (dispatch(_SOFTMAX_BACKWARD, (g, y), {"dim": dim})[0],)
     gx = y * (g - (g * y).sum(dim=dim, keepdim=True)) if y.ndim else g * 0
     return (_as_dtype(gx, ctx.input_meta[0][1]),)
 

@@ -471,7 +471,8 @@ def test_threads_split_the_chunks():
     x, y = randn((300, 40), seed=30), randn(40, np.float64, seed=31)
     steps = [(OPS["mul"], (("in", 0), ("in", 1)), {}), (OPS["tanh"], (("step", 0),), {}), (OPS["relu"], (("step", 1),), {})]
     prog, _ = check(steps, [x, y], [2, 0], chunk_bytes=8 * 100, threads=3)
-    assert len(next(iter(prog._plans.values())).chunks) > 3 and len(prog._pool) == 3
+    # the call's scratch and one per worker run (a worker finding a finished run's scratch reuses it)
+    assert len(next(iter(prog._plans.values())).chunks) > 3 and 2 <= len(prog._pool) <= 3
     # a worker's error reaches the caller: a zero divisor in the last chunk only
     n = 1000
     d = np.ones(n, np.int32)
@@ -503,5 +504,5 @@ def test_set_num_threads_splits_large_programs_with_the_same_results():
         ember.set_num_threads(previous)
     np.testing.assert_array_equal(results[0], results[1])
     np.testing.assert_array_equal(results[0], np.maximum(x * 2 + 1, 0) * 0.5)
-    with pytest.raises(ValueError, match="positive int"):
+    with pytest.raises(RuntimeError, match="positive integer"):
         ember.set_num_threads(0)

@@ -8,7 +8,7 @@ import pytest
 import ember
 from ember.ops import functional as F
 
-from ._helpers import RNG, TORCH_ADVICE, leaf
+from ._helpers import RNG, TORCH_ADVICE, count_kernel_calls, leaf
 
 pytestmark = TORCH_ADVICE
 
@@ -77,3 +77,33 @@ def test_dropout_grad():
     y2 = F.dropout2d(x2, 0.5, training=True)
     y2.sum().backward()
     np.testing.assert_allclose(x2.grad.numpy(), np.where(y2.detach().numpy() != 0, 2.0, 0.0))
+
+
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64, ember.float16])
+@pytest.mark.parametrize("name", ["dropout", "dropout2d"])
+def test_dropout_backward_kernel_equals_the_composite_formula(monkeypatch, dtype, name):
+    calls = count_kernel_calls(monkeypatch, "dropout_backward")
+    x = ember.randn(4, 6, 5, 3).to(dtype)
+    g = ember.randn(3, 5, 6, 4).to(dtype).permute(3, 2, 1, 0)  # a non-contiguous upstream gradient
+    results = []
+    for create_graph in (False, True):  # with a graph recorded, the composite formula runs
+        ember.manual_seed(7)
+        xi = x.clone().requires_grad_()
+        y = getattr(ember.nn.functional, name)(xi, p=0.3)
+        (gx,) = ember.autograd.grad(y, [xi], g, create_graph=create_graph)
+        results.append((y.detach().float().numpy(), gx.detach().float().numpy()))
+    assert len(calls) == 1
+    np.testing.assert_array_equal(results[0][0], results[1][0])  # the same draw
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-3 if dtype == ember.float16 else 1e-6)
+    kept = results[0][0] != 0
+    expected = np.where(kept, g.float().numpy() / 0.7, 0.0)
+    np.testing.assert_allclose(results[0][1], expected, rtol=2e-3 if dtype == ember.float16 else 1e-6)
+
+
+@pytest.mark.parametrize("p", [0.1, 0.5, 0.9])
+def test_dropout_keeps_a_fraction_near_one_minus_p(p):
+    ember.manual_seed(0)
+    y = ember.nn.functional.dropout(ember.ones(200_000), p=p)
+    kept = (y.numpy() != 0).mean()
+    assert abs(kept - (1 - p)) < 5 * (p * (1 - p) / 200_000) ** 0.5  # five standard deviations
+    np.testing.assert_allclose(y.numpy()[y.numpy() != 0], 1 / (1 - p), rtol=1e-6)

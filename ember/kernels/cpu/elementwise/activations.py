@@ -1,5 +1,8 @@
-"""CPU kernels of the activations: relu (and its backward, threshold_backward), silu, gelu,
-softplus, elu, leaky_relu, hardtanh."""
+"""CPU kernels of the activations: relu (and its backward, threshold_backward), silu, gelu (and
+its backward, gelu_backward), softplus, elu, leaky_relu, hardtanh.
+
+GELU in float32 (float16 and bfloat16 compute in it) is ``erf_f32``'s float32 evaluation; float64
+takes erfc in float64."""
 
 from __future__ import annotations
 
@@ -8,7 +11,8 @@ import math
 import numpy as np
 
 from ....dispatch.opexpr import register_kernel
-from .factories import F32, F64, LOW, map1, quiet
+from . import erf_f32
+from .factories import F32, F64, map1, quiet
 from .special import erfc, sigmoid
 
 __all__ = ["relu"]
@@ -75,26 +79,46 @@ map1("silu", lambda x, a: x * sigmoid(x))
 
 _SQRT_HALF = math.sqrt(0.5)
 _SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
+_INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
 
 
-def _gelu(x, attrs):
-    if attrs["approximate"] == "tanh":
+def _gelu64(x, approximate):
+    if approximate == "tanh":
         return 0.5 * x * (1 + np.tanh(_SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)))
-    x64 = x.astype(F64, copy=False)
-    return (0.5 * x64 * erfc(-x64 * _SQRT_HALF)).astype(x.dtype, copy=False)
+    return 0.5 * x * erfc(-x * _SQRT_HALF)
 
 
+@register_kernel("gelu")
 @quiet
 def _gelu_kernel(outs, ins, attrs):
     x, out = ins[0], outs[0]
-    np.copyto(out, _gelu(x.astype(F32, copy=False) if x.dtype in LOW else x, attrs), casting="unsafe")
-    if out.dtype == F32 and attrs["approximate"] == "none":
+    approximate = attrs["approximate"]
+    if x.dtype == F64:
+        np.copyto(out, _gelu64(x, approximate), casting="unsafe")
+        return
+    erf_f32.gelu(x, approximate, out)
+    if out.dtype == F32 and approximate == "none":
         # PyTorch's float32 kernel ends in x/2 * erf(x/sqrt2) + x/2, which cancels to +0.0 where
         # the result is zero (-0.0 in, large negative x): adding +0.0 turns ember's -0.0 into it
         np.add(out, F32.type(0.0), out=out)
 
 
-register_kernel("gelu")(_gelu_kernel)
+@register_kernel("gelu_backward")
+@quiet
+def _gelu_backward_kernel(outs, ins, attrs):
+    """g * gelu'(x): float64 from erfc and exp in float64, the rest in float32 (``erf_f32``)."""
+    g, x = ins
+    out = outs[0]
+    if x.dtype != F64:
+        erf_f32.gelu_backward(g, x, attrs["approximate"], out)
+        return
+    if attrs["approximate"] == "tanh":
+        inner = _SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)
+        t = np.tanh(inner)
+        slope = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _SQRT_2_OVER_PI * (1 + 3 * 0.044715 * x * x)
+    else:
+        slope = 0.5 * erfc(-x * _SQRT_HALF) + x * np.exp(-0.5 * x * x) * _INV_SQRT_2PI
+    np.multiply(g, slope, out=out)
 
 
 def _softplus(x, attrs):

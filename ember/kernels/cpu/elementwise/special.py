@@ -6,6 +6,10 @@ evaluated in float64; erfinv through the normal quantile of M. J. Wichura's algo
 polished by one Newton step on Cody's erf/erfc; and the logistic sigmoid, computed without
 overflow.
 
+The kernels: float32 (and float16/bfloat16, computed in float32) erf and erfc run ``erf_f32``'s
+float32 evaluation; float64 erf and erfinv call SciPy when it is importable (``scipy_special``),
+else the NumPy code here, which float64 erfc always runs.
+
 >>> erf(np.array([0.0, 0.5, -30.0])).tolist()
 [0.0, 0.5204998778130465, -1.0]
 """
@@ -14,7 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .factories import F64, map1
+from . import erf_f32
+from .factories import F32, F64, map1
+from .scipy_special import scipy_special
 
 __all__ = ["erf", "erfc", "erfinv", "sigmoid"]
 
@@ -93,17 +99,22 @@ def erfc(x: np.ndarray) -> np.ndarray:
     return np.where(small, 1.0 - erf_small, big)
 
 
-def _in64(fn):
-    """``fn`` evaluated in float64, returned in the input's dtype."""
+def _erf_kernel(x, attrs):
+    if x.dtype == F32:
+        return erf_f32.erf(x)
+    x = x.astype(F64, copy=False)
+    special = scipy_special()
+    return erf(x) if special is None else special.erf(x)
 
-    def wrapped(x, attrs):
-        return fn(x.astype(F64, copy=False)).astype(x.dtype, copy=False)
 
-    return wrapped
+def _erfc_kernel(x, attrs):
+    if x.dtype == F32:
+        return erf_f32.erfc(x)
+    return erfc(x.astype(F64, copy=False))
 
 
-map1("erf", _in64(erf), "float")
-map1("erfc", _in64(erfc), "float")
+map1("erf", _erf_kernel, "float")
+map1("erfc", _erfc_kernel, "float")
 
 # AS241 (PPND16): the normal quantile as a ratio of degree-7 polynomials in three regions; the
 # coefficients run from the constant term up.
@@ -166,7 +177,14 @@ def erfinv(y: np.ndarray) -> np.ndarray:
     return np.copysign(x, y)
 
 
-map1("erfinv", _in64(erfinv), "float")
+def _erfinv_kernel(y, attrs):
+    y64 = y.astype(F64, copy=False)
+    special = scipy_special()
+    x = erfinv(y64) if special is None else np.copysign(special.erfinv(y64), y64)  # SciPy drops -0.0's sign
+    return x.astype(y.dtype, copy=False)
+
+
+map1("erfinv", _erfinv_kernel, "float")
 
 
 def sigmoid(x: np.ndarray) -> np.ndarray:

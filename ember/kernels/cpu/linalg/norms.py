@@ -6,6 +6,7 @@ import numpy as np
 
 from ....dispatch.opexpr import register_kernel
 from ..common import compute_dtype, store
+from ..reduction_blocks import LEAF, reduce_in_blocks
 from ._common import svd
 
 
@@ -13,6 +14,10 @@ def _norm_input(x: np.ndarray, attrs: dict) -> np.ndarray:
     dtype = attrs["dtype"]
     target = compute_dtype(dtype.numpy_dtype if dtype is not None else x.dtype)
     return x if x.dtype == target else x.astype(target)
+
+
+def _sum_of_squares(block: np.ndarray, **kwargs) -> np.ndarray:
+    return np.sum(np.square(block), **kwargs)
 
 
 @register_kernel("linalg_vector_norm")
@@ -23,6 +28,10 @@ def vector_norm(outs, ins, attrs):
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if reduced == 1 and p != 0.0:  # one element: its magnitude, exactly (squaring 1e30 would overflow)
             r = np.sum(np.abs(x), axis=dims, keepdims=keep)
+        elif p == 2.0 and x.dtype.kind != "c" and x.size > LEAF:  # in blocks on ember's threads, no full-size square
+            r = np.empty(outs[0].shape, x.dtype)
+            reduce_in_blocks(_sum_of_squares, np.add, x, tuple(range(x.ndim)) if dims is None else dims, r, x.dtype)
+            r = np.sqrt(r, out=r)
         elif p == 2.0 and x.dtype.kind != "c":
             r = np.sqrt(np.sum(np.square(x), axis=dims, keepdims=keep))
         else:

@@ -6,6 +6,6 @@ convolution is one strided window view (im2col) and one batched matmul per call,
 reduces over a window view, separable resampling is a small matrix per axis.
 """
 
-from . import attention, conv, cross_entropy, dropout, embedding, fold, linear, losses, norm, pooling, resample, softmax
+from . import attention, conv, cross_entropy, dropout, embedding, fold, linear, losses, norm, pooling, resample, rnn, softmax
 
-__all__ = ["attention", "conv", "cross_entropy", "dropout", "embedding", "fold", "linear", "losses", "norm", "pooling", "resample", "softmax"]
+__all__ = ["attention", "conv", "cross_entropy", "dropout", "embedding", "fold", "linear", "losses", "norm", "pooling", "resample", "rnn", "softmax"]

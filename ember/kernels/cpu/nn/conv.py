@@ -92,31 +92,53 @@ def _depthwise(out, xp, w, bias, attrs, ct):
 
 def _conv_transpose(out, x, w, bias, attrs, ct):
     """col2im: one batched matmul gives every kernel tap's contribution, then one strided add
-    per kernel offset (a loop over the kernel's taps, never over pixels)."""
+    per kernel tap straight into the output (a loop over the kernel's taps, never over pixels);
+    a tap that covers the whole output (the centre one, at stride 1) is stored, not added."""
     groups = attrs["groups"]
     n, c_in = x.shape[:2]
     spatial = x.shape[2:]
     kernel = w.shape[2:]
     cig, cog = c_in // groups, w.shape[1]
     kp, sp = math.prod(kernel), math.prod(spatial)
-    stride, dilation = attrs["stride"], attrs["dilation"]
     xm = x.astype(ct, copy=False).reshape(n, groups, cig, sp)
     # taps first: cols[:, g, tap] is one contiguous (cog, *spatial) block per sample
     wm = w.astype(ct, copy=False).reshape(groups, cig, cog, kp).transpose(0, 3, 2, 1).reshape(groups, kp * cog, cig)
-    full_size = tuple((s - 1) * st + d * (k - 1) + 1 + op
-                      for s, st, d, k, op in zip(spatial, stride, dilation, kernel, attrs["output_padding"], strict=True))
-    full = np.zeros((n, groups, cog, *full_size), ct)
-    regions = [tuple(slice(t * d, t * d + st * (s - 1) + 1, st) for t, d, st, s in zip(taps, dilation, stride, spatial, strict=True))
-               for taps in np.ndindex(*kernel)]
+    work = out if out.dtype == ct and out.flags.c_contiguous else np.empty(out.shape, ct)
+    acc = work.reshape(n, groups, cog, *out.shape[2:])
+    places = [_tap_place(taps, attrs, spatial, out.shape[2:]) for taps in np.ndindex(*kernel)]
+    whole = tuple(slice(0, o, 1) for o in out.shape[2:])
+    first = next((i for i, place in enumerate(places) if place is not None and place[1] == whole), None)
+    head = (slice(None),) * 3
+    if first is None:
+        acc[...] = 0
     for part in _batch_chunks(n, groups * kp * cog * sp * np.dtype(ct).itemsize):
         cols = np.matmul(wm, xm[part]).reshape(-1, groups, kp, cog, *spatial)
-        for i, region in enumerate(regions):
-            full[(part, slice(None), slice(None), *region)] += cols[:, :, i]
-    full = full.reshape(n, groups * cog, *full_size)
-    crop = full[(slice(None), slice(None), *(slice(lo, lo + o) for (lo, _), o in zip(attrs["padding"], out.shape[2:], strict=True)))]
+        acc_part = acc[part]
+        if first is not None:
+            np.copyto(acc_part, cols[(slice(None), slice(None), first, slice(None), *places[first][0])])
+        for i, place in enumerate(places):
+            if place is not None and i != first:
+                src, dst = place
+                acc_part[(*head, *dst)] += cols[(slice(None), slice(None), i, slice(None), *src)]
     if bias is not None:
-        crop += bias.astype(ct, copy=False).reshape((-1,) + (1,) * len(kernel))
-    store(out, crop)
+        work += bias.astype(ct, copy=False).reshape((-1,) + (1,) * len(kernel))
+    if work is not out:
+        store(out, work)
+
+
+def _tap_place(taps, attrs, spatial, o_size):
+    """Where one kernel tap of a transposed convolution lands: (input slices, output slices),
+    the input positions whose contribution falls inside the (cropped) output; None if none do."""
+    src, dst = [], []
+    for t, d, st, s, (lo, _), o in zip(taps, attrs["dilation"], attrs["stride"], spatial, attrs["padding"], o_size, strict=True):
+        start = t * d - lo  # the output position of input position 0
+        j0 = max(0, -(start // st))  # first input position landing at >= 0
+        j1 = min(s, (o - 1 - start) // st + 1)  # one past the last landing at <= o - 1
+        if j1 <= j0:
+            return None
+        src.append(slice(j0, j1))
+        dst.append(slice(start + st * j0, start + st * (j1 - 1) + 1, st))
+    return tuple(src), tuple(dst)
 
 
 @register_kernel("convolution_backward_weight")

@@ -15,6 +15,10 @@ from ._common import _work
 
 @register_kernel("batch_norm")
 def _batch_norm(outs, ins, attrs):
+    """Training: the mean, then the centred input written once into the output, its variance a
+    per-channel dot product of that (two passes over the data, as exact as a two-pass variance,
+    without NumPy's var temporaries), then scale and shift in place. Evaluation: the running
+    statistics fold into one scale and shift per channel."""
     out, mean_out, var_out = outs
     x = ins[0]
     if x.size == 0:  # nothing to normalize (any dtype): the statistics of no values
@@ -22,29 +26,84 @@ def _batch_norm(outs, ins, attrs):
         return
     ct = compute_dtype(out.dtype)
     rest = list(ins[1:])
-    c = x.shape[1]
-    axes = (0, *range(2, x.ndim))
-    xf = x.astype(ct, copy=False)
+    n, c = x.shape[:2]
+    x3 = x.astype(ct, copy=False).reshape(n, c, -1)
+    work = out if out.dtype == ct and out.flags.c_contiguous else np.empty(out.shape, ct)
+    w3 = work.reshape(n, c, -1)
     if attrs["training"]:
-        mean = xf.mean(axis=axes, dtype=ct) if xf.size else np.full(c, np.nan, ct)
-        var = xf.var(axis=axes, dtype=ct) if xf.size else np.full(c, np.nan, ct)
+        count = ct.type(x3.size // c)
+        mean = x3.sum(axis=(0, 2), dtype=ct) / count
+        np.subtract(x3, mean[:, None], out=w3)
+        var = _channel_dot(w3, w3) / count
+        shift = np.zeros(c, ct)
     else:
         mean, var = rest.pop(0).astype(ct).reshape(c), rest.pop(0).astype(ct).reshape(c)
+        np.copyto(w3, x3)
+        shift = -mean
     weight = rest.pop(0).astype(ct, copy=False).reshape(c) if attrs["has_weight"] else None
     bias = rest.pop(0).astype(ct, copy=False).reshape(c) if attrs["has_bias"] else None
     scale = 1 / np.sqrt(var + ct.type(attrs["eps"]))
     if weight is not None:
         scale = scale * weight
-    shift = -mean * scale
+    shift = shift * scale
     if bias is not None:
         shift = shift + bias
-    bshape = (c,) + (1,) * (x.ndim - 2)
-    work = _work(out, ct)
-    np.multiply(xf, scale.reshape(bshape), out=work)
-    work += shift.reshape(bshape)
-    store(out, work)
+    w3 *= scale[:, None]
+    if shift.any():
+        w3 += shift[:, None]
+    if work is not out:
+        store(out, work)
     store(mean_out, mean)
     store(var_out, var)
+
+
+def _channel_dot(a3: np.ndarray, b3: np.ndarray) -> np.ndarray:
+    """sum over (N, M) of a3 * b3 for (N, C, M) arrays, per channel: one pass, no temporary."""
+    return np.einsum("ncm,ncm->c", a3, b3)
+
+
+@register_kernel("batch_norm_backward")
+def _batch_norm_backward(outs, ins, attrs):
+    """Training-mode batch norm's three gradients at once, from the saved batch statistics:
+    with xc = x - mean and r = 1 / sqrt(var + eps), the bias gradient is sum(g), the weight's
+    r * sum(g * xc), and the input's w * r * (g - sum(g) / m - xc * r^2 * sum(g * xc) / m)
+    (plus the terms of the statistics' own gradients, when given), one multiply-add per
+    element, per-channel constants folded first."""
+    gx_out, gw_out, gb_out = outs
+    g, x, mean, var, *rest = ins
+    weight = rest.pop(0) if attrs["has_weight"] else None
+    g_mean = rest.pop(0) if attrs["has_g_mean"] else None
+    g_var = rest.pop(0) if attrs["has_g_var"] else None
+    ct = compute_dtype(gx_out.dtype)
+    n, c = x.shape[:2]
+    if x.size == 0:
+        gw_out[...] = 0
+        gb_out[...] = 0
+        return
+    g3 = g.astype(ct, copy=False).reshape(n, c, -1)
+    x3 = x.astype(ct, copy=False).reshape(n, c, -1)
+    count = ct.type(x3.size // c)
+    rstd = 1 / np.sqrt(var.astype(ct) + ct.type(attrs["eps"]))
+    xc = np.subtract(x3, mean.astype(ct)[:, None])
+    sum_g = g3.sum(axis=(0, 2), dtype=ct)
+    dot = _channel_dot(g3, xc)
+    k1 = rstd if weight is None else rstd * weight.astype(ct)
+    k2 = -k1 * dot * rstd * rstd / count  # per channel, times xc
+    k3 = -k1 * sum_g / count  # per channel, added
+    if g_var is not None:  # d var / d x = 2 xc / m
+        k2 = k2 + 2 * g_var.astype(ct) / count
+    if g_mean is not None:  # d mean / d x = 1 / m
+        k3 = k3 + g_mean.astype(ct) / count
+    xc *= k2[:, None]
+    work = gx_out if gx_out.dtype == ct and gx_out.flags.c_contiguous else np.empty(gx_out.shape, ct)
+    w3 = work.reshape(n, c, -1)
+    np.multiply(g3, k1[:, None], out=w3)
+    w3 += xc
+    w3 += k3[:, None]
+    if work is not gx_out:
+        store(gx_out, work)
+    store(gw_out, dot * rstd)
+    store(gb_out, sum_g)
 
 
 @register_kernel("layer_norm")
@@ -65,6 +124,40 @@ def _layer_norm(outs, ins, attrs):
     if attrs["has_bias"]:
         work += rest.pop(0).astype(ct, copy=False)
     store(out, work)
+
+
+@register_kernel("layer_norm_backward")
+def _layer_norm_backward(outs, ins, attrs):
+    """The gradients ``output_mask`` asks for, in this order: input, weight, bias (weight among
+    the inputs when the layer has one). With xhat = (x - mean) * rstd per row and gw = g * weight:
+    dx = rstd * (gw - mean(gw) - xhat * mean(gw * xhat)), dweight = sum(g * xhat), dbias = sum(g)."""
+    g, x = ins[0], ins[1]
+    need_x, need_w, need_b = attrs["output_mask"]
+    results = iter(outs)
+    ct = compute_dtype(x.dtype)
+    if x.size == 0:
+        for out in outs:
+            out[...] = 0
+        return
+    m = math.prod(x.shape[x.ndim - attrs["ndim"] :])
+    rows = x.size // m
+    g2 = g.astype(ct, copy=False).reshape(rows, m)
+    xhat = np.empty((rows, m), ct)
+    rstd = _centered_rows(x.astype(ct, copy=False).reshape(rows, m), attrs["eps"], ct, xhat)
+    xhat *= rstd
+    if need_x:
+        gw = g2 * ins[2].astype(ct, copy=False).reshape(m) if len(ins) > 2 else g2
+        mean_gw_xhat = np.einsum("ij,ij->i", gw, xhat)[:, None] / ct.type(m)
+        dx = np.multiply(xhat, mean_gw_xhat)
+        np.subtract(gw, dx, out=dx)
+        dx -= gw.mean(axis=1, keepdims=True, dtype=ct)
+        dx *= rstd
+        store(next(results), dx.reshape(x.shape))
+    if need_w:
+        store(next(results), np.einsum("ij,ij->j", g2, xhat).reshape(outs[int(need_x)].shape))
+    if need_b:
+        out = next(results)
+        store(out, g2.sum(axis=0, dtype=ct).reshape(out.shape))
 
 
 def _centered_rows(x2: np.ndarray, eps: float, ct: np.dtype, out2: np.ndarray) -> np.ndarray:

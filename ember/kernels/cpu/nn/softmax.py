@@ -51,3 +51,19 @@ def _softmax_kernel(log: bool):
 
 register_kernel("softmax")(_softmax_kernel(False))
 register_kernel("log_softmax")(_softmax_kernel(True))
+
+
+@register_kernel("softmax_backward")
+def _softmax_backward(outs, ins, attrs):
+    """y * (g - sum(g * y)) along ``dim``, in the compute dtype."""
+    out = outs[0]
+    if out.size == 0:
+        return
+    ct = compute_dtype(out.dtype)
+    g, y = (a.astype(ct, copy=False) for a in ins)
+    gy = np.multiply(g, y)
+    total = gy.sum(axis=attrs["dim"], keepdims=True)
+    work = _work(out, ct)
+    np.multiply(y, total, out=work)
+    np.subtract(gy, work, out=work)
+    store(out, work)
