@@ -112,12 +112,19 @@ def _matches(pattern: str, name: str) -> bool:
     return at <= len(name) - len(tail)
 
 
-def wanted(name: str, job: bool = False) -> bool:
-    """Whether a case (or a job, by its family: the text before '/') feeds a row of the table."""
-    if job:
-        family = name.split("/", 1)[0] + "/"
-        return any(p.startswith(family) for t in TARGETS for p in t.cases)
-    return any(_matches(p, name) for t in TARGETS for p in t.cases)
+def selected(cases: list[str], jobs: list[str]) -> set[str]:
+    """The cases and jobs that feed the table (what ``run.py --issue`` runs): per row, the cases
+    of its first candidate that is registered; a job by its family (the text before '/')."""
+    chosen = set()
+    for t in TARGETS:
+        for pattern in t.cases:
+            hits = [n for n in cases if _matches(pattern, n)]
+            if hits:
+                chosen.update(hits)
+                break
+    families = {p.split("/", 1)[0] + "/" for t in TARGETS for p in t.cases}
+    chosen.update(j for j in jobs if j.split("/", 1)[0] + "/" in families)
+    return chosen
 
 
 # ---------------------------------------------------------------------------------------
@@ -155,7 +162,7 @@ def evaluate(found: dict[str, dict[str, tuple[float, str]]], cases: list[str], j
         impls = found.get(name, {})
         if name is None or "ember" not in impls:
             known = any(_matches(p, n) for p in t.cases for n in cases) or any(
-                wanted(j, job=True) and p.startswith(j.split("/")[0] + "/") for p in t.cases for j in jobs
+                p.startswith(j.split("/", 1)[0] + "/") for p in t.cases for j in jobs
             )
             row.update(status="not run (filtered out)" if known else "not run (no such case yet)", met=None)
             rows.append(row)

@@ -87,3 +87,23 @@ def test_job_records_and_the_printed_table(capsys):
     assert "issue targets" in out and "29.3 MiB" in out and "900 ns" in out and "0.90x torch" in out
     assert "+700 ns/op" not in out  # no cost row ran in this table
     assert f"1 of 1 rows that ran meet their target; {len(rows) - 1} not run or without a reference" in out
+
+
+def test_issue_selection_takes_each_rows_first_registered_candidate_and_job_families():
+    cases = [
+        "ops/sum 16M f32",
+        "ops/sum 16M f32 (2 threads)",
+        "overhead/a * b 100 f32, recorded (requires grad) vs plain",
+        "training/autograd cost per recorded op: a*b 100 f32",
+        "views/view(9) 3x3 f32",
+        "graph/unrelated",
+    ]
+    jobs = ["peak_memory/train loops", "distributed/all_reduce"]
+    chosen = it.selected(cases, jobs)
+    assert chosen == {
+        "ops/sum 16M f32 (2 threads)",
+        "overhead/a * b 100 f32, recorded (requires grad) vs plain",
+        "views/view(9) 3x3 f32",
+        "peak_memory/train loops",
+    }
+    assert "ops/sum 16M f32" in it.selected(cases[:1], [])  # the fallback when the first is missing
