@@ -67,8 +67,9 @@ def main(argv: list[str] | None = None) -> int:
         harness.torch.set_num_threads(args.threads)
         with contextlib.suppress(RuntimeError):  # only settable before torch's first parallel work
             harness.torch.set_num_interop_threads(args.threads)
-    selected = [c for c in harness.CASES if args.filter in c.name and (not args.issue or issue_targets.wanted(c.name))]
-    jobs = [j for j in harness.JOBS if args.filter in j.name and (not args.issue or issue_targets.wanted(j.name, job=True))]
+    issue = issue_targets.selected([c.name for c in harness.CASES], [j.name for j in harness.JOBS]) if args.issue else None
+    selected = [c for c in harness.CASES if args.filter in c.name and (issue is None or c.name in issue)]
+    jobs = [j for j in harness.JOBS if args.filter in j.name and (issue is None or j.name in issue)]
     if args.list:
         print("\n".join(c.name for c in [*selected, *jobs]))
         return 0

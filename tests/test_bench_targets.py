@@ -30,11 +30,16 @@ def test_case_patterns(pattern, name, expected):
     assert it._matches(pattern, name) is expected
 
 
-def test_ratio_absolute_and_cost_rows_get_their_verdicts():
+def test_ratio_absolute_and_cost_rows_get_their_verdicts(capsys):
     found = {
         "ops/a + b 100 f32": {"ember": (1400.0, "ns"), "numpy": (500.0, "ns"), "torch": (4400.0, "ns")},
         "training/(c) CNN 3x32x32 batch 32": {"ember": (30e6, "ns"), "torch": (20e6, "ns")},
-        "training/autograd cost per recorded op: a*b 100 f32": {"ember": (2000.0, "ns"), "ember[recorded]": (2700.0, "ns")},
+        "overhead/a * b 100 f32, recorded (requires grad) vs plain": {
+            "ember": (2000.0, "ns"),
+            "ember[recorded]": (2700.0, "ns"),
+            "torch": (1000.0, "ns"),
+            "torch[recorded]": (1500.0, "ns"),
+        },
         "peak_memory/MLP 784-1024-1024-10 train loop, batch 256, SGD (fresh process)": {
             "ember": (20_000, "KiB"),
             "torch": (100_000, "KiB"),
@@ -46,12 +51,16 @@ def test_ratio_absolute_and_cost_rows_get_their_verdicts():
     cnn = _row(rows, "small CNN train step, batch 32, 3x32x32")
     assert cnn["met"] is False and cnn["status"] == "NOT met" and cnn["ratio"] == pytest.approx(1.5)
     cost = _row(rows, "autograd cost per recorded op")
-    assert cost["cost"] == pytest.approx(700.0) and cost["met"] is True
+    assert cost["cost"] == pytest.approx(700.0) and cost["met"] is True  # the target is ember's cost alone
+    assert cost["reference_cost"] == pytest.approx(500.0) and cost["ratio"] == pytest.approx(1.4)
     memory = _row(rows, "peak memory, MLP 784-1024-1024-10 train loop (fresh process)")
     assert memory["unit"] == "KiB" and memory["met"] is True
     assert _row(rows, "peak memory, CNN 3x32x32 train loop (fresh process)")["status"] == "not run (filtered out)"
     assert _row(rows, "import ember")["status"] == "not run (no such case yet)"
     assert _row(rows, "view op: view")["status"] == "not run (no such case yet)"
+    it.print_table(rows)
+    out = capsys.readouterr().out
+    assert "+700 ns/op" in out and "+500 ns/op" in out and "1.40x torch" in out
 
 
 def test_job_records_and_the_printed_table(capsys):
@@ -76,4 +85,25 @@ def test_job_records_and_the_printed_table(capsys):
     it.print_table(rows)
     out = capsys.readouterr().out
     assert "issue targets" in out and "29.3 MiB" in out and "900 ns" in out and "0.90x torch" in out
+    assert "+700 ns/op" not in out  # no cost row ran in this table
     assert f"1 of 1 rows that ran meet their target; {len(rows) - 1} not run or without a reference" in out
+
+
+def test_issue_selection_takes_each_rows_first_registered_candidate_and_job_families():
+    cases = [
+        "ops/sum 16M f32",
+        "ops/sum 16M f32 (2 threads)",
+        "overhead/a * b 100 f32, recorded (requires grad) vs plain",
+        "training/autograd cost per recorded op: a*b 100 f32",
+        "views/view(9) 3x3 f32",
+        "graph/unrelated",
+    ]
+    jobs = ["peak_memory/train loops", "distributed/all_reduce"]
+    chosen = it.selected(cases, jobs)
+    assert chosen == {
+        "ops/sum 16M f32 (2 threads)",
+        "overhead/a * b 100 f32, recorded (requires grad) vs plain",
+        "views/view(9) 3x3 f32",
+        "peak_memory/train loops",
+    }
+    assert "ops/sum 16M f32" in it.selected(cases[:1], [])  # the fallback when the first is missing
