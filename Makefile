@@ -38,7 +38,7 @@ EXAMPLES ?= 200
 fuzz: $(STAMP)
 	EMBER_FUZZ_EXAMPLES=$(EXAMPLES) $(if $(FUZZ_LOG),EMBER_FUZZ_COLLECT=$(FUZZ_LOG)) $(PY) -m pytest -q tests/fuzz
 
-# The speed issue's rows at one thread (5 to 10 minutes): their cases, then a table of every
+# The speed issue's rows at one thread (about 10 minutes on two cores): their cases, then a table of every
 # row with ember, NumPy and PyTorch side by side, the ratio and the target. BENCH_ARGS passes
 # more (--quick, --json out.json, --filter ...). `bench-all` runs every case and multi-process job
 # (500 MB checkpoints, MPI ranks: well over 10 minutes), ending with the same table.
