@@ -123,7 +123,7 @@ def _max_pool_functor(nd: int):
 declare(
     "max_pool1d",
     "Tensor (Tensor input, IntList kernel_size, IntList? stride=None, IntList padding=0, IntList dilation=1, Bool ceil_mode=False, Object return_indices=False) => MaxPool1d",
-    op=("max_pool", "max_pool_with_indices"),
+    op=("max_pool", "max_pool_with_indices", "max_pool_taps"),
     doc="""
     1-D max pooling; with ``return_indices`` returns (values, indices into the flattened input length).
     """,
@@ -133,7 +133,7 @@ functor("MaxPool1d")(_max_pool_functor(1))
 declare(
     "max_pool2d",
     "Tensor (Tensor input, IntList kernel_size, IntList? stride=None, IntList padding=0, IntList dilation=1, Bool ceil_mode=False, Object return_indices=False) => MaxPool2d",
-    op=("max_pool", "max_pool_with_indices"),
+    op=("max_pool", "max_pool_with_indices", "max_pool_taps"),
     doc="""
     2-D max pooling (stride defaults to kernel_size; padding counts as -inf); with ``return_indices``
     returns (values, indices into each flattened H*W plane).
@@ -147,7 +147,7 @@ functor("MaxPool2d")(_max_pool_functor(2))
 declare(
     "max_pool3d",
     "Tensor (Tensor input, IntList kernel_size, IntList? stride=None, IntList padding=0, IntList dilation=1, Bool ceil_mode=False, Object return_indices=False) => MaxPool3d",
-    op=("max_pool", "max_pool_with_indices"),
+    op=("max_pool", "max_pool_with_indices", "max_pool_taps"),
     doc="3-D max pooling.",
 )
 functor("MaxPool3d")(_max_pool_functor(3))
