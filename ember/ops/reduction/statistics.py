@@ -121,7 +121,7 @@ declare(
     >>> ember.tensor([1000.0, 1000.0], dtype=ember.float64).logsumexp(0).item()
     1000.6931471805599
     """,
-   
+
 )
 @functor("Logsumexp")
 def logsumexp(input, dim=None, keepdim=False, out=None):
