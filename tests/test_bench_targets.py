@@ -107,3 +107,16 @@ def test_issue_selection_takes_each_rows_first_registered_candidate_and_job_fami
         "peak_memory/train loops",
     }
     assert "ops/sum 16M f32" in it.selected(cases[:1], [])  # the fallback when the first is missing
+
+
+def test_an_absolute_target_is_carried_to_this_machine_by_its_reference():
+    # the issue's 1.5 us for a + b was set where torch took 1.3 us: here torch takes 4 us, so the
+    # target is 1.5 / 1.3 of torch; 4.4 us is within it although it is far above 1.5 us
+    found = {"ops/a + b 100 f32": {"ember": (4400.0, "ns"), "torch": (4000.0, "ns")}}
+    add = _row(it.evaluate(found, cases=list(found), jobs=[]), "eager a + b, 100 float32")
+    assert add["met"] is True and "1.15x torch" in add["target"]
+    found["ops/a + b 100 f32"]["ember"] = (4800.0, "ns")  # 1.2x torch: over 1.15x
+    assert _row(it.evaluate(found, cases=list(found), jobs=[]), "eager a + b, 100 float32")["met"] is False
+    # without the reference in the run, the absolute figure decides
+    found = {"ops/a + b 100 f32": {"ember": (1400.0, "ns")}}
+    assert _row(it.evaluate(found, cases=list(found), jobs=[]), "eager a + b, 100 float32")["met"] is True
