@@ -172,8 +172,8 @@ def logdet(input):
     check_square("logdet", input)
     check_float("logdet", input)
     sign, logabsdet = dispatch(SLOGDET, (input,), NO_ATTRS)
-    if input._dtype.is_complex:
-        return sign.log() + logabsdet
+    if input._dtype.is_complex:  # a singular matrix gives -inf + nan j, as PyTorch's does
+        return _F().where(logabsdet == -math.inf, complex(-math.inf, math.nan), sign.log() + logabsdet)
     return _F().where(sign < 0, math.nan, logabsdet)
 
 

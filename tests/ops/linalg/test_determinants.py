@@ -39,6 +39,8 @@ def test_logdet_special_values():
     assert ember.logdet(ember.zeros((2, 2))).item() == -math.inf
     assert ember.tensor([[2.0, 0.0], [0.0, 3.0]]).logdet().item() == pytest.approx(math.log(6.0))
     assert ember.logdet(ember.tensor([[1j, 0], [0, 1]])).item() == pytest.approx(1j * math.pi / 2)
+    singular = ember.logdet(ember.zeros((2, 2), dtype=ember.complex64)).item()  # PyTorch's -inf + nan j
+    assert singular.real == -math.inf and math.isnan(singular.imag)
 
 
 def test_errors_name_the_op():
